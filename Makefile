@@ -1,0 +1,100 @@
+# lnbench: `make` builds ./lnbench, `make test` runs the tests, `make bench` the main job.
+# Options: CC=clang, NATIVE=1 (-march=native), SAN=1 (ASan + UBSan), BUILD=dir, QUICK=1 (bench).
+
+CC ?= cc
+CXX ?= g++
+ifeq ($(origin CC),default)
+CC := cc
+endif
+ifeq ($(CC),clang)
+CXX := clang++
+endif
+
+OPT ?= -O2
+# -ffp-contract=off: no silent a*b+c fusion, so each kernel's arithmetic is the one its
+# source (and its error bound) states; kernels that want FMA ask for it explicitly.
+CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra -ffp-contract=off -D_GNU_SOURCE \
+               -Icommon -Ikernels -Ireference -Iharness
+CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra -Iharness -Icommon -Ikernels
+LDLIBS := -lmpfr -lgmp -lbenchmark -lpthread -lm
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+BUILD ?= build-san
+else
+BUILD ?= build
+endif
+ifeq ($(NATIVE),1)
+CFLAGS_BASE += -march=native
+endif
+
+X86 := $(if $(filter x86_64% i686% i386%,$(shell $(CC) -dumpmachine)),1,)
+ONEDNN := $(if $(wildcard /usr/include/oneapi/dnnl/dnnl.h),1,)
+
+GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+GBENCH_VERSION := $(shell pkg-config --modversion benchmark 2>/dev/null || echo unknown)
+DEFS := -DLN_GIT_COMMIT='"$(GIT_COMMIT)"' -DLN_GBENCH_VERSION='"$(GBENCH_VERSION)"' \
+        -DLN_CFLAGS='"$(CC) $(OPT)$(if $(filter 1,$(NATIVE)), -march=native)$(if $(SANFLAGS), $(SANFLAGS))"'
+ifeq ($(ONEDNN),1)
+DEFS += -DLN_HAVE_ONEDNN=1
+LDLIBS += -ldnnl
+endif
+
+CFLAGS := $(CFLAGS_BASE) $(DEFS) $(SANFLAGS) $(EXTRA_CFLAGS)
+CXXFLAGS := $(CXXFLAGS_BASE) $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+
+LIB_C := $(wildcard common/*.c kernels/*.c kernels/scalar/*.c reference/*.c) \
+         $(filter-out harness/main.c,$(wildcard harness/*.c)) \
+         $(if $(X86),$(wildcard kernels/x86/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*.c))
+LIB_CC := $(wildcard harness/*.cc)
+LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CC:%.cc=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+# Each x86 kernel file is compiled for the ISA its name ends in; the rest of the binary stays
+# portable, and the registry runs a kernel only where cpuid says it can.
+ISA_avx2 := -mavx2 -mfma -mf16c
+ISA_avx512 := $(ISA_avx2) -mavx512f -mavx512bw -mavx512vl -mavx512dq
+ISA_avx512bf16 := $(ISA_avx512) -mavx512bf16
+ISA_avx512fp16 := $(ISA_avx512) -mavx512fp16 -mavx512bf16
+$(BUILD)/kernels/x86/%-avx2.o: ISAFLAGS = $(ISA_avx2)
+$(BUILD)/kernels/x86/%-avx512.o: ISAFLAGS = $(ISA_avx512)
+$(BUILD)/kernels/x86/%-avx512bf16.o: ISAFLAGS = $(ISA_avx512bf16)
+$(BUILD)/kernels/x86/%-avx512fp16.o: ISAFLAGS = $(ISA_avx512fp16)
+
+.PHONY: all deps test bench clean
+all: lnbench
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ISAFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.o: %.cc | deps
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/liblnbench.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/lnbench: $(BUILD)/harness/main.o $(BUILD)/liblnbench.a
+	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+lnbench: $(BUILD)/lnbench
+	cp $< $@
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
+
+test: $(TEST_BIN) $(BUILD)/lnbench
+	@LNBENCH=$(BUILD)/lnbench tests/run.sh $(TEST_BIN)
+
+clean:
+	rm -rf build build-san lnbench
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,52 @@
+/* One accuracy case: inputs and reference computed once, then any kernel of that dtype run on
+ * them and measured. Used by `lnbench accuracy`, the tests and the fuzzer. */
+#ifndef LN_ACCURACY_H
+#define LN_ACCURACY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dist.h"
+#include "kernel.h"
+#include "reference.h"
+
+typedef struct {
+    ln_dtype dtype;
+    ln_dist dist;
+    size_t D, rows;
+    double eps;
+    uint64_t seed;
+    int affine;        /* 0: gamma = 1, beta = 0 (passed to kernels as NULL) */
+} ln_case;
+
+typedef struct {
+    ln_case c;
+    void *x, *gamma, *beta;        /* inputs in c.dtype (gamma, beta NULL when !affine) */
+    void *y_ref;                   /* correctly rounded reference, c.dtype */
+    double *y_hi, *y_lo;           /* exact values, rows x D */
+    ln_ref_stats *stats;           /* per row */
+} ln_prepared;
+
+/* Errors of one kernel on one case (see docs/metrics.md for the definitions). */
+typedef struct {
+    double max_ulp, mean_ulp;      /* over finite-vs-finite elements, in ulps of the dtype */
+    double cr_frac;                /* fraction of outputs bit-equal to the correctly rounded ref */
+    double max_norm;               /* max over rows of max_i|y-y_exact| / max_i|y_exact|, in u */
+    size_t nonfinite;              /* NaN/Inf where the reference is finite, or the reverse */
+    size_t worst_row, worst_col;   /* element with max_ulp */
+    double worst_x, worst_y, worst_y_exact;
+    double mean_relerr, rstd_relerr; /* max relative errors of returned statistics; NaN if none */
+} ln_errors;
+
+/* Generates inputs and the reference for c. Returns 0, or -1 with a message on stderr. */
+int ln_prepare(const ln_case *c, ln_prepared *p);
+void ln_prepared_free(ln_prepared *p);
+
+/* Runs k (its dtype must equal p->c.dtype) on p's inputs and measures it. If y_out is not
+ * NULL it receives the kernel's output (rows x D of the dtype). */
+void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out);
+
+/* The error metrics of y against p's reference (also used for outputs computed elsewhere). */
+void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e);
+
+#endif

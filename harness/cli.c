@@ -1,0 +1,134 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void vreport(const char *fmt, va_list ap)
+{
+    fputs("lnbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void ln_die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    exit(LN_EXIT_USAGE);
+}
+
+void ln_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+double ln_parse_double(const char *s, const char *what)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(v))
+        ln_die_usage("%s: '%s' is not a finite number", what, s);
+    return v;
+}
+
+long long ln_parse_int(const char *s, const char *what, long long min, long long max)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE)
+        ln_die_usage("%s: '%s' is not a whole number", what, s);
+    if (v < min || v > max) ln_die_usage("%s: %s is out of range [%lld, %lld]", what, s, min, max);
+    return v;
+}
+
+size_t ln_parse_size(const char *s, const char *what)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    double scale = 1;
+    if (end != s && *end) {
+        switch (*end) {
+        case 'K': case 'k': scale = 1024.0; break;
+        case 'M': case 'm': scale = 1024.0 * 1024; break;
+        case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
+        default: scale = 0;
+        }
+        if (end[1] && !(end[1] == 'B' && !end[2]) && !(end[1] == 'i' && end[2] == 'B' && !end[3])) scale = 0;
+    }
+    if (end == s || scale == 0 || errno == ERANGE || !(v > 0) || v * scale > 1e15)
+        ln_die_usage("%s: '%s' is not a size (a positive number with an optional K, M or G suffix)", what, s);
+    return (size_t)(v * scale);
+}
+
+char **ln_split_list(const char *s, const char *what, size_t *count)
+{
+    size_t n = 1, len = strlen(s);
+    for (const char *p = s; *p; p++) n += *p == ',';
+    char **items = malloc((n + 1) * sizeof *items + len + 1);
+    if (!items) ln_die("out of memory");
+    char *buf = (char *)(items + n + 1);
+    memcpy(buf, s, len + 1);
+    size_t k = 0;
+    for (char *tok = buf;; tok++) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = 0;
+        if (!*tok) {
+            free(items);
+            ln_die_usage("%s: '%s' has an empty item", what, s);
+        }
+        items[k++] = tok;
+        if (!comma) break;
+        tok = comma;
+    }
+    items[k] = NULL;
+    if (count) *count = k;
+    return items;
+}
+
+size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable)
+{
+    size_t nitems;
+    char **items = ln_split_list(list, "--kernels", &nitems);
+    char *chosen = calloc(ln_num_kernels, 1);
+    const ln_kernel **ks = malloc((ln_num_kernels + 1) * sizeof *ks);
+    if (!chosen || !ks) ln_die("out of memory");
+    for (size_t j = 0; j < nitems; j++) {
+        int matched = 0;
+        for (size_t i = 0; i < ln_num_kernels; i++)
+            if (fnmatch(items[j], ln_all_kernels[i]->name, 0) == 0) chosen[i] = 1, matched = 1;
+        if (!matched) {
+            fprintf(stderr, "lnbench: --kernels: no kernel matches '%s'; kernels:", items[j]);
+            for (size_t i = 0; i < ln_num_kernels; i++) fprintf(stderr, " %s", ln_all_kernels[i]->name);
+            fputc('\n', stderr);
+            exit(LN_EXIT_USAGE);
+        }
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        if (!chosen[i]) continue;
+        if (!keep_unavailable && !ln_kernel_available(ln_all_kernels[i])) {
+            fprintf(stderr, "lnbench: note: %s needs CPU features this machine (or LNBENCH_ISA) lacks; skipped\n",
+                    ln_all_kernels[i]->name);
+            continue;
+        }
+        ks[n++] = ln_all_kernels[i];
+    }
+    free(chosen);
+    free(items);
+    *out = ks;
+    return n;
+}

@@ -1,0 +1,34 @@
+/* Command-line helpers shared by the verbs: strict number parsing, comma lists, and the one
+ * way lnbench reports bad input (a message naming the value, exit status 2). */
+#ifndef LN_CLI_H
+#define LN_CLI_H
+
+#include <stddef.h>
+
+#include "kernel.h"
+
+#define LN_EXIT_USAGE 2
+
+/* Prints "lnbench: <message>" to stderr and exits with status 2. */
+_Noreturn void ln_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "lnbench: <message>" to stderr and exits with status 1 (a failure that is not the
+ * user's input: out of memory, an I/O error while writing). */
+_Noreturn void ln_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Strict parsers: the whole string must be the number; `what` names the flag in the message. */
+double ln_parse_double(const char *s, const char *what);
+long long ln_parse_int(const char *s, const char *what, long long min, long long max);
+/* A size with an optional K, M, G suffix (powers of 1024): "256M" -> 268435456. */
+size_t ln_parse_size(const char *s, const char *what);
+
+/* Splits a comma list into a NULL-terminated array of strings (one allocation, free() it).
+ * An empty list or an empty item ("a,,b", "a,") is a usage error naming `what`. */
+char **ln_split_list(const char *s, const char *what, size_t *count);
+
+/* Kernels matching a comma list of names or globs ("f32-*,f64-twopass-scalar"), in
+ * kernels.inc order, each once. Unknown names are a usage error listing the kernels; kernels
+ * not available on this CPU are left out with a note on stderr unless `keep_unavailable`.
+ * Returns the count; *out is malloc'ed. */
+size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable);
+
+#endif

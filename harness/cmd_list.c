@@ -1,0 +1,42 @@
+/* lnbench list: every kernel compiled in, whether it can run here, and how it computes. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cpu.h"
+#include "kernel.h"
+#include "verbs.h"
+
+static const char list_help[] =
+    "usage: lnbench list [--csv]\n"
+    "Lists every kernel: name, dtype, algorithm, ISA, whether this CPU (capped by LNBENCH_ISA)\n"
+    "can run it, and how it computes mean, variance and y, with the error bound it claims.\n"
+    "  --csv    one line per kernel as CSV: name,dtype,algorithm,isa,available,how\n";
+
+int cmd_list(int argc, char **argv)
+{
+    static const struct option opts[] = {{"csv", no_argument, 0, 'c'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int csv = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'c') csv = 1;
+        else if (c == 'h') return fputs(list_help, stdout), 0;
+        else ln_die_usage("list: see 'lnbench list --help'");
+    }
+    if (optind < argc) ln_die_usage("list: unexpected argument '%s'", argv[optind]);
+    char isa[128], alg[64];
+    if (csv) puts("name,dtype,algorithm,isa,available,how");
+    else
+        printf("CPU: %s; features: %s\n\n%-28s %-5s %-16s %-11s %-5s %s\n", ln_cpu_model(),
+               ln_isa_names(ln_cpu_features(), isa, sizeof isa), "kernel", "dtype", "algorithm", "isa", "here",
+               "how");
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        const char *dt = ln_fmt(k->dtype)->name, *here = ln_kernel_available(k) ? "yes" : "no";
+        ln_kernel_algorithm(k, alg, sizeof alg);
+        if (csv) printf("%s,%s,%s,%s,%s,\"%s\"\n", k->name, dt, alg, ln_kernel_isa_name(k), here, k->how);
+        else printf("%-28s %-5s %-16s %-11s %-5s %s\n", k->name, dt, alg, ln_kernel_isa_name(k), here, k->how);
+    }
+    return 0;
+}

@@ -1,0 +1,15 @@
+/* Machine and run metadata carried by every result file. */
+#ifndef LN_META_H
+#define LN_META_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Writes a JSON object (no trailing newline) with: cpu_model, isa_features (detected),
+ * isa_cap (LNBENCH_ISA), cores, compiler, cflags, mpfr_version, gbench_version, onednn,
+ * git_commit, date (UTC, ISO 8601), hostname, seed, command (the argv given). */
+void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv);
+/* Writes the same object to path (atomically), e.g. results/accuracy.csv.meta.json. */
+void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv);
+
+#endif

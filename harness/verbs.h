@@ -1,0 +1,8 @@
+/* The lnbench verbs: each takes the arguments after its name (argv[0] is the verb) and returns
+ * the exit status. main.c's table lists them. */
+#ifndef LN_VERBS_H
+#define LN_VERBS_H
+
+int cmd_list(int argc, char **argv);
+
+#endif

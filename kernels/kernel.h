@@ -1,0 +1,62 @@
+/* The kernel ABI: every LayerNorm variant is one ln_kernel behind this interface.
+ *
+ *   y[r][i] = (x[r][i] - mean_r) / sqrt(var_r + eps) * gamma[i] + beta[i]
+ *   mean_r = sum_i x[r][i] / D,   var_r = sum_i (x[r][i] - mean_r)^2 / D  (population variance)
+ */
+#ifndef LN_KERNEL_H
+#define LN_KERNEL_H
+
+#include <stddef.h>
+
+#include "dtype.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define LN_X86 1
+#else
+#define LN_X86 0
+#endif
+
+typedef struct {
+    size_t rows, D;            /* row-major, contiguous rows of length D */
+    const void *x;             /* rows * D elements of the kernel's dtype */
+    void *y;                   /* same shape and dtype; may alias x (in place) */
+    const void *gamma, *beta;  /* D elements each, kernel's dtype; NULL means 1 and 0 */
+    double eps;                /* added to the variance inside the square root */
+    double *mean, *rstd;       /* optional per-row statistics out (rows each); may be NULL */
+} ln_args;
+
+/* CPU features a kernel needs (bit set); see cpu.h. */
+enum {
+    LN_ISA_AVX2 = 1u << 0,       /* AVX2 + FMA + F16C */
+    LN_ISA_AVX512 = 1u << 1,     /* AVX-512 F, BW, VL, DQ */
+    LN_ISA_AVX512FP16 = 1u << 2, /* AVX512-FP16 */
+    LN_ISA_AVX512BF16 = 1u << 3, /* AVX512-BF16 */
+};
+
+typedef struct ln_kernel {
+    const char *name;  /* "<dtype>-<algorithm>-<isa>", e.g. "f32-welford-avx512" */
+    ln_dtype dtype;    /* storage type of x, y, gamma, beta */
+    unsigned isa;      /* LN_ISA_* bits the kernel needs; 0 = portable C */
+    void (*forward)(const ln_args *);
+    const char *how;   /* one line: how mean, var and y are computed, and the claimed bound */
+    /* The claimed bound, checked by the tests and the fuzzer: the largest normwise error
+     * max_i |y_i - y_exact_i| / max_i |y_exact_i| on a row of length D, in units of the dtype's
+     * unit roundoff u, for a row whose condition number is kappa = sqrt(1 + mean^2/(var + eps)).
+     * Stated for |gamma_i| <= 2 and |beta_i| <= max_i |gamma_i xhat_i| (the harness's draws). */
+    double (*bound)(size_t D, double kappa);
+} ln_kernel;
+
+/* Every kernel compiled into this binary, available on this CPU or not, in kernels.inc order. */
+extern const ln_kernel *const ln_all_kernels[];
+extern const size_t ln_num_kernels;
+
+/* Whether the running CPU (capped by LNBENCH_ISA) has every feature kernel k needs. */
+int ln_kernel_available(const ln_kernel *k);
+/* The kernel called name, or NULL. */
+const ln_kernel *ln_kernel_find(const char *name);
+/* The algorithm part of k's name: "f32-welford-avx512" -> "welford" (static buffer per call). */
+const char *ln_kernel_algorithm(const ln_kernel *k, char *buf, size_t len);
+/* The ISA part of k's name: the last dash-separated word. */
+const char *ln_kernel_isa_name(const ln_kernel *k);
+
+#endif

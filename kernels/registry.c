@@ -1,0 +1,40 @@
+#include <string.h>
+
+#include "cpu.h"
+#include "kernel.h"
+
+#define LN_KERNEL(id) extern const ln_kernel ln_##id;
+#include "kernels.inc"
+#undef LN_KERNEL
+
+const ln_kernel *const ln_all_kernels[] = {
+#define LN_KERNEL(id) &ln_##id,
+#include "kernels.inc"
+#undef LN_KERNEL
+};
+const size_t ln_num_kernels = sizeof ln_all_kernels / sizeof ln_all_kernels[0];
+
+int ln_kernel_available(const ln_kernel *k) { return (k->isa & ~ln_cpu_features()) == 0; }
+
+const ln_kernel *ln_kernel_find(const char *name)
+{
+    for (size_t i = 0; i < ln_num_kernels; i++)
+        if (strcmp(ln_all_kernels[i]->name, name) == 0) return ln_all_kernels[i];
+    return NULL;
+}
+
+const char *ln_kernel_isa_name(const ln_kernel *k)
+{
+    const char *dash = strrchr(k->name, '-');
+    return dash ? dash + 1 : k->name;
+}
+
+const char *ln_kernel_algorithm(const ln_kernel *k, char *buf, size_t len)
+{
+    const char *first = strchr(k->name, '-'), *last = strrchr(k->name, '-');
+    size_t n = (first && last > first) ? (size_t)(last - first - 1) : 0;
+    if (n >= len) n = len - 1;
+    memcpy(buf, first ? first + 1 : k->name, n);
+    buf[n] = 0;
+    return buf;
+}

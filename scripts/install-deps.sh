@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs, with apt-get, the Debian packages lnbench needs that are missing. Idempotent and
+# silent when nothing is missing; `make` runs it before building.
+set -e
+
+# package:file-that-shows-it-is-installed
+needs="
+libmpfr-dev:/usr/include/mpfr.h
+libgmp-dev:/usr/include/gmp.h
+libcmocka-dev:/usr/include/cmocka.h
+libbenchmark-dev:/usr/include/benchmark/benchmark.h
+libdnnl-dev:/usr/include/oneapi/dnnl/dnnl.h
+gnuplot-nox:/usr/bin/gnuplot
+python3-scipy:/usr/lib/python3/dist-packages/scipy
+libbenchmark-tools:/usr/share/benchmark/compare.py
+g++:/usr/bin/g++
+pkg-config:/usr/bin/pkg-config
+"
+[ "$LNBENCH_FUZZ_DEPS" = 1 ] && needs="$needs clang:/usr/bin/clang libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"
+
+missing=""
+for n in $needs; do
+    [ -e "${n#*:}" ] || missing="$missing ${n%%:*}"
+done
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: missing packages:$missing; this is not a Debian system, install them by hand" >&2
+    exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: missing packages:$missing; run as root (sudo make ...) or install them with apt-get" >&2
+    exit 1
+fi
+echo "install-deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

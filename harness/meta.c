@@ -1,0 +1,98 @@
+#include "meta.h"
+
+#include <inttypes.h>
+#include <mpfr.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "outfile.h"
+#if LN_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+/* Set by the Makefile; the fallbacks keep other builds (a test compiled by hand) working. */
+#ifndef LN_GIT_COMMIT
+#define LN_GIT_COMMIT "unknown"
+#endif
+#ifndef LN_GBENCH_VERSION
+#define LN_GBENCH_VERSION "unknown"
+#endif
+#ifndef LN_CFLAGS
+#define LN_CFLAGS "unknown"
+#endif
+
+#ifdef __clang__
+#define LN_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define LN_COMPILER "gcc " __VERSION__
+#else
+#define LN_COMPILER "unknown"
+#endif
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p == '\n') fputs("\\n", f);
+        else if (*p == '\t') fputs("\\t", f);
+        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_field(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "  \"%s\": ", key);
+    json_string(f, value);
+    fputs(",\n", f);
+}
+
+void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv)
+{
+    char isa[128], date[32], host[256] = "unknown", onednn[64] = "none";
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = 0;
+    const char *cap = getenv("LNBENCH_ISA");
+#if LN_HAVE_ONEDNN
+    const dnnl_version_t *v = dnnl_version();
+    snprintf(onednn, sizeof onednn, "%d.%d.%d", v->major, v->minor, v->patch);
+#endif
+    fputs("{\n", f);
+    char model[128];
+    snprintf(model, sizeof model, "%s", ln_cpu_model());
+    for (size_t n = strlen(model); n > 0 && model[n - 1] == ' ';) model[--n] = 0; /* cpuid pads */
+    json_field(f, "cpu_model", model);
+    json_field(f, "isa_features", ln_isa_names(ln_cpu_features_hw(), isa, sizeof isa));
+    json_field(f, "isa_cap", cap && *cap ? cap : "native");
+    fprintf(f, "  \"cores\": %ld,\n", sysconf(_SC_NPROCESSORS_ONLN));
+    json_field(f, "compiler", LN_COMPILER);
+    json_field(f, "cflags", LN_CFLAGS);
+    json_field(f, "mpfr_version", mpfr_get_version());
+    json_field(f, "gbench_version", LN_GBENCH_VERSION);
+    json_field(f, "onednn", onednn);
+    json_field(f, "git_commit", LN_GIT_COMMIT);
+    json_field(f, "date", date);
+    json_field(f, "hostname", host);
+    fprintf(f, "  \"seed\": %" PRIu64 ",\n  \"command\": [", seed);
+    for (int i = 0; i < argc; i++) {
+        if (i) fputs(", ", f);
+        json_string(f, argv[i]);
+    }
+    fputs("]\n}", f);
+}
+
+void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv)
+{
+    ln_outfile o;
+    ln_out_open(&o, path);
+    ln_meta_write_json(o.f, seed, argc, argv);
+    fputc('\n', o.f);
+    ln_out_commit(&o);
+}

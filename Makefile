@@ -28,6 +28,15 @@ ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
 endif
 
+# Install missing Debian packages before anything below looks for them (a fresh machine's
+# first `make test` or `make bench` must just work); silent when nothing is missing.
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(shell scripts/install-deps.sh >&2)
+ifneq ($(.SHELLSTATUS),0)
+$(error scripts/install-deps.sh failed: see its message above)
+endif
+endif
+
 X86 := $(if $(filter x86_64% i686% i386%,$(shell $(CC) -dumpmachine)),1,)
 ONEDNN := $(if $(wildcard /usr/include/oneapi/dnnl/dnnl.h),1,)
 
@@ -63,17 +72,14 @@ $(BUILD)/kernels/x86/%-avx512.o: ISAFLAGS = $(ISA_avx512)
 $(BUILD)/kernels/x86/%-avx512bf16.o: ISAFLAGS = $(ISA_avx512bf16)
 $(BUILD)/kernels/x86/%-avx512fp16.o: ISAFLAGS = $(ISA_avx512fp16)
 
-.PHONY: all deps test bench clean
+.PHONY: all test clean
 all: lnbench
 
-deps:
-	@scripts/install-deps.sh
-
-$(BUILD)/%.o: %.c | deps
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ISAFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/%.o: %.cc | deps
+$(BUILD)/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
@@ -87,7 +93,7 @@ $(BUILD)/lnbench: $(BUILD)/harness/main.o $(BUILD)/liblnbench.a
 lnbench: $(BUILD)/lnbench
 	cp $< $@
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a | deps
+$(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 

@@ -6,7 +6,6 @@ set -e
 # package:file-that-shows-it-is-installed
 needs="
 libmpfr-dev:/usr/include/mpfr.h
-libgmp-dev:/usr/include/gmp.h
 libcmocka-dev:/usr/include/cmocka.h
 libbenchmark-dev:/usr/include/benchmark/benchmark.h
 libdnnl-dev:/usr/include/oneapi/dnnl/dnnl.h

@@ -17,10 +17,18 @@ typedef struct {
     double param;      /* offset:M -> M, outlier:S -> S */
     char spec[256];    /* as written on the command line, e.g. "offset:1e4" */
     const char *path;  /* file:PATH */
+    /* file:PATH only: the array, read and checked by ln_dist_parse; its shape fixes D and rows
+     * (a 1-D file is one row). */
+    const double *data;
+    size_t file_rows, file_D;
 } ln_dist;
 
-/* Parses one spec ("normal", "offset:1e4", "file:acts.npy"); a bad spec is a usage error
- * (exit 2) naming it and the valid names. */
+/* The valid names, for messages and --help: "normal, uniform, offset:M, ...". */
+extern const char ln_dist_names[];
+
+/* Parses one spec ("normal", "offset:1e4", "file:acts.npy"); a bad spec, or a file that cannot
+ * be read as a 1-D/2-D float32/float64 .npy, is a usage error (exit 2) naming it and the valid
+ * names. */
 void ln_dist_parse(const char *spec, ln_dist *d);
 
 /* Fills x (rows x D elements of format t) from distribution d, deterministically from

@@ -1,0 +1,162 @@
+// The C shim over Google Benchmark 1.7.1 declared in gbench.h: the only C++ in lnbench.
+#include "gbench.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+benchmark::State &S(ln_gb_state *st) { return *reinterpret_cast<benchmark::State *>(st); }
+const benchmark::State &S(const ln_gb_state *st) { return *reinterpret_cast<const benchmark::State *>(st); }
+benchmark::internal::Benchmark *B(ln_gb_bench *b) { return reinterpret_cast<benchmark::internal::Benchmark *>(b); }
+
+double min_of(const std::vector<double> &v)
+{
+    double m = v.empty() ? NAN : v[0];
+    for (double x : v) m = x < m ? x : m;
+    return m;
+}
+
+double max_of(const std::vector<double> &v)
+{
+    double m = v.empty() ? NAN : v[0];
+    for (double x : v) m = x > m ? x : m;
+    return m;
+}
+
+void copy_string(char *dst, size_t size, const std::string &src)
+{
+    std::snprintf(dst, size, "%s", src.c_str());
+}
+
+// Forwards everything to the display reporter Google Benchmark would have used (so
+// --benchmark_format and colours behave as usual) and keeps a copy of every run.
+class CollectingReporter : public benchmark::BenchmarkReporter {
+  public:
+    explicit CollectingReporter(benchmark::BenchmarkReporter *display) : display_(display) {}
+
+    bool ReportContext(const Context &context) override { return display_->ReportContext(context); }
+
+    void ReportRuns(const std::vector<Run> &runs) override
+    {
+        display_->ReportRuns(runs);
+        for (const Run &run : runs) results.push_back(convert(run));
+    }
+
+    void Finalize() override { display_->Finalize(); }
+
+    std::vector<ln_gb_result> results;
+
+  private:
+    static ln_gb_result convert(const Run &run)
+    {
+        ln_gb_result r;
+        std::memset(&r, 0, sizeof r);
+        copy_string(r.name, sizeof r.name, run.run_name.str());
+        if (run.run_type == Run::RT_Aggregate) copy_string(r.aggregate, sizeof r.aggregate, run.aggregate_name);
+        r.repetition = run.repetition_index;
+        r.iterations = run.iterations;
+        r.error = run.error_occurred;
+        if (run.run_type == Run::RT_Aggregate && run.aggregate_unit == benchmark::kPercentage) {
+            r.real_ns = run.real_accumulated_time;  // a ratio, not a time
+            r.cpu_ns = run.cpu_accumulated_time;
+        } else {
+            double to_ns = 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+            r.real_ns = run.GetAdjustedRealTime() * to_ns;
+            r.cpu_ns = run.GetAdjustedCPUTime() * to_ns;
+        }
+        for (const auto &kv : run.counters) {
+            if (r.ncounters == LN_GB_MAX_COUNTERS) break;
+            copy_string(r.counters[r.ncounters].name, sizeof r.counters[0].name, kv.first);
+            r.counters[r.ncounters].value = kv.second.value;
+            r.ncounters++;
+        }
+        return r;
+    }
+
+    benchmark::BenchmarkReporter *display_;
+};
+
+}  // namespace
+
+extern "C" {
+
+void ln_gb_init(int *argc, char **argv) { benchmark::Initialize(argc, argv); }
+
+int ln_gb_unrecognized(int argc, char **argv)
+{
+    benchmark::ReportUnrecognizedArguments(argc, argv);
+    return argc > 1 ? argc - 1 : 0;
+}
+
+void ln_gb_add_context(const char *key, const char *value) { benchmark::AddCustomContext(key, value); }
+
+ln_gb_bench *ln_gb_register(const char *name, ln_gb_fn fn, void *ctx)
+{
+    auto *b = benchmark::RegisterBenchmark(
+        name, [fn, ctx](benchmark::State &st) { fn(reinterpret_cast<ln_gb_state *>(&st), ctx); });
+    return reinterpret_cast<ln_gb_bench *>(b);
+}
+
+void ln_gb_arg(ln_gb_bench *b, int64_t arg) { B(b)->Arg(arg); }
+void ln_gb_repetitions(ln_gb_bench *b, int n) { B(b)->Repetitions(n); }
+void ln_gb_min_time(ln_gb_bench *b, double seconds) { B(b)->MinTime(seconds); }
+void ln_gb_use_real_time(ln_gb_bench *b) { B(b)->UseRealTime(); }
+void ln_gb_report_aggregates_only(ln_gb_bench *b, int only) { B(b)->ReportAggregatesOnly(only != 0); }
+
+void ln_gb_min_max_statistics(ln_gb_bench *b)
+{
+    B(b)->ComputeStatistics("min", min_of)->ComputeStatistics("max", max_of);
+}
+
+int ln_gb_keep_running(ln_gb_state *st) { return S(st).KeepRunning(); }
+int64_t ln_gb_range(const ln_gb_state *st, int i) { return S(st).range(static_cast<size_t>(i)); }
+int64_t ln_gb_iterations(const ln_gb_state *st) { return S(st).iterations(); }
+void ln_gb_pause_timing(ln_gb_state *st) { S(st).PauseTiming(); }
+void ln_gb_resume_timing(ln_gb_state *st) { S(st).ResumeTiming(); }
+void ln_gb_skip_with_error(ln_gb_state *st, const char *message) { S(st).SkipWithError(message); }
+void ln_gb_set_label(ln_gb_state *st, const char *label) { S(st).SetLabel(label); }
+
+void ln_gb_counter(ln_gb_state *st, const char *name, double value, unsigned flags)
+{
+    int f = benchmark::Counter::kDefaults;
+    if (flags & LN_GB_RATE) f |= benchmark::Counter::kIsRate;
+    if (flags & LN_GB_ITERATION_INVARIANT) f |= benchmark::Counter::kIsIterationInvariant;
+    if (flags & LN_GB_AVG_ITERATIONS) f |= benchmark::Counter::kAvgIterations;
+    S(st).counters[name] =
+        benchmark::Counter(value, static_cast<benchmark::Counter::Flags>(f), benchmark::Counter::kIs1000);
+}
+
+size_t ln_gb_run(ln_gb_result **out)
+{
+    CollectingReporter reporter(benchmark::CreateDefaultDisplayReporter());
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::ClearRegisteredBenchmarks();
+    size_t n = reporter.results.size();
+    *out = static_cast<ln_gb_result *>(std::malloc((n ? n : 1) * sizeof **out));
+    if (!*out) {
+        std::fputs("lnbench: out of memory\n", stderr);
+        std::exit(1);
+    }
+    if (n) std::memcpy(*out, reporter.results.data(), n * sizeof **out);
+    return n;
+}
+
+double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate,
+                    const char *counter)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (std::strcmp(r[i].name, name) || std::strcmp(r[i].aggregate, aggregate) || r[i].error) continue;
+        for (int c = 0; c < r[i].ncounters; c++)
+            if (!std::strcmp(r[i].counters[c].name, counter)) return r[i].counters[c].value;
+    }
+    return NAN;
+}
+
+}  // extern "C"

@@ -4,5 +4,6 @@
 #define LN_VERBS_H
 
 int cmd_list(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 #endif

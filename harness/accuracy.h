@@ -17,6 +17,9 @@ typedef struct {
     double eps;
     uint64_t seed;
     int affine;        /* 0: gamma = 1, beta = 0 (passed to kernels as NULL) */
+    /* With affine: D values each (e.g. from --gamma/--beta .npy files), rounded once to dtype;
+     * NULL: drawn by ln_affine_fill. */
+    const double *gamma_src, *beta_src;
 } ln_case;
 
 typedef struct {

@@ -12,6 +12,7 @@ static const struct {
     const char *what;
 } verbs[] = {
     {"list", cmd_list, "list every kernel, whether this CPU can run it, and how it computes"},
+    {"accuracy", cmd_accuracy, "measure kernels against the MPFR reference: results/accuracy.csv"},
     {"stats", cmd_stats, "exact count, mean and variances of a file of decimal numbers"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])

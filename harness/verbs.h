@@ -4,6 +4,7 @@
 #define LN_VERBS_H
 
 int cmd_list(int argc, char **argv);
+int cmd_accuracy(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 
 #endif

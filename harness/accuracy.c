@@ -1,0 +1,183 @@
+/* Accuracy cases and error metrics; the definitions and their reasons are in docs/metrics.md. */
+#include "accuracy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static size_t elements(const ln_case *c) { return c->rows * c->D; }
+
+int ln_prepare(const ln_case *c, ln_prepared *p)
+{
+    memset(p, 0, sizeof *p);
+    p->c = *c;
+    ln_dtype t = c->dtype;
+    size_t n = elements(c), size = ln_fmt(t)->size;
+    if (c->D == 0 || c->rows == 0 || n / c->D != c->rows || n > ((size_t)-1) / 32) {
+        fprintf(stderr, "lnbench: a case of %zu rows x %zu is not possible\n", c->rows, c->D);
+        return -1;
+    }
+    if (c->dist.kind == LN_DIST_FILE && (c->rows != c->dist.file_rows || c->D != c->dist.file_D)) {
+        fprintf(stderr, "lnbench: %s holds %zu x %zu values, not %zu x %zu\n", c->dist.path, c->dist.file_rows,
+                c->dist.file_D, c->rows, c->D);
+        return -1;
+    }
+    p->x = malloc(n * size);
+    p->y_ref = malloc(n * size);
+    p->y_hi = malloc(n * sizeof *p->y_hi);
+    p->y_lo = malloc(n * sizeof *p->y_lo);
+    p->stats = malloc(c->rows * sizeof *p->stats);
+    if (c->affine) {
+        p->gamma = malloc(c->D * size);
+        p->beta = malloc(c->D * size);
+    }
+    if (!p->x || !p->y_ref || !p->y_hi || !p->y_lo || !p->stats || (c->affine && (!p->gamma || !p->beta))) {
+        fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu %s\n", c->rows, c->D, ln_fmt(t)->name);
+        ln_prepared_free(p);
+        return -1;
+    }
+    if (c->affine) {
+        ln_affine_fill(t, c->D, c->seed, c->gamma_src ? NULL : p->gamma, c->beta_src ? NULL : p->beta);
+        for (size_t i = 0; i < c->D; i++) {
+            if (c->gamma_src) ln_store(t, p->gamma, i, c->gamma_src[i]);
+            if (c->beta_src) ln_store(t, p->beta, i, c->beta_src[i]);
+        }
+    }
+    ln_dist_fill(&c->dist, t, c->rows, c->D, c->seed, p->x);
+    for (size_t r = 0; r < c->rows; r++)
+        ln_ref_row(t, c->D, (const char *)p->x + r * c->D * size, p->gamma, p->beta, c->eps,
+                   (char *)p->y_ref + r * c->D * size, p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
+    return 0;
+}
+
+void ln_prepared_free(ln_prepared *p)
+{
+    free(p->x);
+    free(p->gamma);
+    free(p->beta);
+    free(p->y_ref);
+    free(p->y_hi);
+    free(p->y_lo);
+    free(p->stats);
+    memset(p, 0, sizeof *p);
+}
+
+/* ulp of the exact value hi + lo. ln_ulp(t, hi) is right unless rounding to double carried hi
+ * up to a power of two while the exact value lies just below it (lo of the other sign): then
+ * the exact value's binade, and its ulp, is the one below. */
+static double exact_ulp(ln_dtype t, double hi, double lo)
+{
+    double u = ln_ulp(t, hi);
+    int e = ilogb(hi);
+    if (hi != 0 && isfinite(hi) && lo != 0 && signbit(lo) != signbit(hi) && fabs(hi) == ldexp(1.0, e) &&
+        e > ln_fmt(t)->emin)
+        u /= 2;
+    return u;
+}
+
+void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
+{
+    const ln_case *c = &p->c;
+    ln_dtype t = c->dtype;
+    double u = ln_unit_roundoff(t), smallest_normal = ldexp(1.0, ln_fmt(t)->emin);
+    double sum_ulp = 0;
+    size_t finite_pairs = 0, agree = 0;
+    memset(e, 0, sizeof *e);
+    e->max_ulp = e->mean_ulp = e->max_norm = NAN;
+    e->worst_x = e->worst_y = e->worst_y_exact = NAN;
+    e->mean_relerr = e->rstd_relerr = NAN;
+    for (size_t r = 0; r < c->rows; r++) {
+        double row_err = 0, row_max = 0;
+        int row_has_pair = 0;
+        for (size_t i = 0; i < c->D; i++) {
+            size_t k = r * c->D + i;
+            double yv = ln_load(t, y, k), ref = ln_load(t, p->y_ref, k), hi = p->y_hi[k], lo = p->y_lo[k];
+            /* Numeric equality: +0 and -0 agree; NaN agrees with NaN. */
+            agree += yv == ref || (isnan(yv) && isnan(ref));
+            if (!isfinite(yv) || !isfinite(ref)) {
+                e->nonfinite += !(yv == ref || (isnan(yv) && isnan(ref)));
+                continue;
+            }
+            /* y - hi is exact when y is within a factor 2 of hi (Sterbenz), the only case where
+             * the error is small enough for a rounding to matter; subtracting lo then rounds
+             * once, a relative 2^-53 of the error. */
+            double err = fabs((yv - hi) - lo), ulps = err / exact_ulp(t, hi, lo);
+            if (finite_pairs == 0 || ulps > e->max_ulp) {
+                e->max_ulp = ulps;
+                e->worst_row = r, e->worst_col = i;
+                e->worst_x = ln_load(t, p->x, k), e->worst_y = yv, e->worst_y_exact = hi + lo;
+            }
+            sum_ulp += ulps;
+            finite_pairs++;
+            row_has_pair = 1;
+            if (err > row_err) row_err = err;
+            if (fabs(hi) > row_max) row_max = fabs(hi);
+        }
+        /* Rows whose exact output is (near) zero: error relative to the smallest normal. */
+        double norm = row_err / fmax(row_max, smallest_normal) / u;
+        if (row_has_pair && !(norm <= e->max_norm)) e->max_norm = norm;
+    }
+    if (finite_pairs) e->mean_ulp = sum_ulp / (double)finite_pairs;
+    e->cr_frac = elements(c) ? (double)agree / (double)elements(c) : NAN;
+}
+
+/* Marks a statistic the kernel did not write: a NaN with a payload no arithmetic produces. */
+static const uint64_t not_written_bits = 0x7ff4dead5eed0001u;
+
+static int not_written(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b == not_written_bits;
+}
+
+/* Largest error of a returned statistic over the rows, each divided by scale(row); NaN when no
+ * row was written (the kernel returns none), Inf for a NaN or an unwritten row among written ones. */
+static double stat_error(const ln_prepared *p, const double *got, int is_mean)
+{
+    size_t written = 0;
+    double worst = 0;
+    for (size_t r = 0; r < p->c.rows; r++) written += !not_written(got[r]);
+    if (!written) return NAN;
+    for (size_t r = 0; r < p->c.rows; r++) {
+        const ln_ref_stats *s = &p->stats[r];
+        double want = is_mean ? s->mean : s->rstd, err;
+        /* mean: relative to the row's scale max(|mean|, sigma), so a mean near 0 (a sum that
+         * cancels) is judged against the spread it is subtracted from; rstd: relative. */
+        double scale = is_mean ? fmax(fabs(s->mean), sqrt(s->var + p->c.eps)) : fabs(s->rstd);
+        if (not_written(got[r])) err = INFINITY;
+        else if (got[r] == want || (isnan(got[r]) && isnan(want))) err = 0;
+        else if (isnan(got[r]) || isnan(want)) err = INFINITY;
+        else err = scale > 0 && isfinite(scale) ? fabs(got[r] - want) / scale : INFINITY;
+        if (err > worst) worst = err;
+    }
+    return worst;
+}
+
+void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out)
+{
+    const ln_case *c = &p->c;
+    if (k->dtype != c->dtype) ln_die("%s is a %s kernel, the case is %s", k->name, ln_fmt(k->dtype)->name, ln_fmt(c->dtype)->name);
+    size_t n = elements(c);
+    void *y = y_out ? y_out : malloc(n * ln_fmt(c->dtype)->size);
+    double *mean = malloc(c->rows * sizeof *mean), *rstd = malloc(c->rows * sizeof *rstd);
+    if (!y || !mean || !rstd) ln_die("out of memory");
+    /* NaN in every output first, so an element the kernel forgets to write is a mismatch. */
+    for (size_t i = 0; i < n; i++) ln_store(c->dtype, y, i, NAN);
+    for (size_t r = 0; r < c->rows; r++) {
+        memcpy(&mean[r], &not_written_bits, sizeof mean[r]);
+        rstd[r] = mean[r];
+    }
+    ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .y = y, .gamma = p->gamma, .beta = p->beta,
+                 .eps = c->eps, .mean = mean, .rstd = rstd};
+    k->forward(&a);
+    ln_measure_output(p, y, e);
+    e->mean_relerr = stat_error(p, mean, 1);
+    e->rstd_relerr = stat_error(p, rstd, 0);
+    free(mean);
+    free(rstd);
+    if (!y_out) free(y);
+}

@@ -1,0 +1,231 @@
+/* Fast float <-> binary16 (f16) / bfloat16 (bf16) conversions for kernels, and the fp32-
+ * accumulating LayerNorm loops the 16-bit kernels share. (common/dtype.c has the slow double
+ * versions that ln_load/ln_store use; tests/test_half.c checks both against MPFR.)
+ *
+ * Conversions to 16 bits round to nearest even, keep subnormals, overflow to Inf as IEEE does
+ * and keep a NaN a quiet NaN (sign and top payload bits kept). They are integer code, so they do
+ * not depend on MXCSR (no FTZ/DAZ). Conversions from 16 bits are exact. */
+#ifndef LN_HALF_H
+#define LN_HALF_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bounds.h"
+#include "kernel.h"
+
+static inline uint32_t ln_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float ln_f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Exact. A signalling NaN comes back quiet, as vcvtph2ps does. */
+static inline float ln_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    if (e == 0x1f) return ln_f32_from_bits(sign | 0x7f800000 | (m ? 0x400000 | (m << 13) : 0));
+    if (e == 0) { /* subnormal: m units of 2^-24, a normal float */
+        float v = (float)m * 0x1p-24f;
+        return sign ? -v : v;
+    }
+    return ln_f32_from_bits(sign | ((e + 127 - 15) << 23) | (m << 13));
+}
+
+static inline uint16_t ln_f32_to_f16(float f)
+{
+    uint32_t x = ln_f32_bits(f), sign = (x >> 16) & 0x8000, a = x & 0x7fffffff;
+    if (a > 0x7f800000) return (uint16_t)(sign | 0x7e00 | ((a >> 13) & 0x3ff)); /* quiet NaN */
+    if (a >= 0x477ff000) return (uint16_t)(sign | 0x7c00); /* >= 65520 = max + ulp/2: Inf */
+    if (a >= 0x38800000) { /* normal result (>= 2^-14): rebias 127 -> 15, round 13 bits to even */
+        a += 0xc8000fffu + ((a >> 13) & 1);
+        return (uint16_t)(sign | (a >> 13));
+    }
+    if (a <= 0x33000000) return (uint16_t)sign; /* <= 2^-25, half the smallest subnormal: 0 */
+    /* subnormal result: the significand in units of 2^-24, rounded to even */
+    uint32_t e = a >> 23, m = (a & 0x7fffff) | 0x800000, shift = 126 - e; /* 14 .. 24 */
+    uint32_t r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    r += rem > half || (rem == half && (r & 1));
+    return (uint16_t)(sign | r);
+}
+
+/* Exact: bf16 is the top half of a float. */
+static inline float ln_bf16_to_f32(uint16_t h) { return ln_f32_from_bits((uint32_t)h << 16); }
+
+/* Integer round to nearest even of the low 16 bits; the carry walks into the exponent, so
+ * subnormals and overflow to Inf come out right. */
+static inline uint16_t ln_f32_to_bf16(float f)
+{
+    uint32_t x = ln_f32_bits(f);
+    if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
+
+/* Element i of a 16-bit array of dtype t (LN_F16 or LN_BF16), widened / rounded. */
+static inline float ln_half_load(ln_dtype t, const uint16_t *p, size_t i)
+{
+    return t == LN_F16 ? ln_f16_to_f32(p[i]) : ln_bf16_to_f32(p[i]);
+}
+
+static inline void ln_half_store(ln_dtype t, uint16_t *p, size_t i, float v)
+{
+    p[i] = t == LN_F16 ? ln_f32_to_f16(v) : ln_f32_to_bf16(v);
+}
+
+/* Bound of an fp32 two-pass LayerNorm whose sums have at most c sequential additions per
+ * accumulator (c = n sequentially; n / lanes + log2 lanes with SIMD accumulators), stored in a
+ * format of unit roundoff us: the mean is off by c ua (|mean| + sigma), S = sum (x - mean)^2
+ * by c ua + (c ua kappa)^2 relative (the two-pass bound of Chan, Golub & LeVeque), and the
+ * epilogue is fp32 then one rounding to 16 bits; so the bound is ~1 for any realistic n. */
+static inline double ln_half_f32acc_bound(double c, double kappa, double us)
+{
+    const double ua = 0x1p-24;
+    double r = c * ua + (c * ua * kappa) * (c * ua * kappa);
+    return ln_bound_mean(c + 1, kappa, ua, us) + ln_bound_var(r, us) + ln_bound_epilogue(ua, us);
+}
+
+/* The portable fp32 two-pass on 16-bit storage: widen each element, sequential fp32 sums for the
+ * mean then for the squared deviations about it, fp32 epilogue, one rounding to 16 bits. */
+static inline void ln_half_twopass_scalar(const ln_args *a, ln_dtype t)
+{
+    const uint16_t *g = a->gamma, *b = a->beta;
+    for (size_t r = 0; r < a->rows; r++) {
+        const uint16_t *x = (const uint16_t *)a->x + r * a->D;
+        uint16_t *y = (uint16_t *)a->y + r * a->D;
+        float sum = 0.0f;
+        for (size_t i = 0; i < a->D; i++) sum += ln_half_load(t, x, i);
+        float mean = sum / (float)a->D;
+        float ss = 0.0f;
+        for (size_t i = 0; i < a->D; i++) {
+            float d = ln_half_load(t, x, i) - mean;
+            ss += d * d;
+        }
+        float rstd = 1.0f / sqrtf(ss / (float)a->D + (float)a->eps);
+        for (size_t i = 0; i < a->D; i++) {
+            float v = (ln_half_load(t, x, i) - mean) * rstd;
+            if (g) v *= ln_half_load(t, g, i);
+            if (b) v += ln_half_load(t, b, i);
+            ln_half_store(t, y, i, v);
+        }
+        if (a->mean) a->mean[r] = mean;
+        if (a->rstd) a->rstd[r] = rstd;
+    }
+}
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+
+/* Mask of the first min(n, 16) lanes. */
+static inline __mmask16 ln_half_mask16(size_t n) { return n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1); }
+
+/* 16 elements of a 16-bit array widened to fp32; lanes outside m read as 0 (and are not
+ * touched in memory, so tails need no padding). */
+static inline __m512 ln_half_load16(ln_dtype t, const uint16_t *p, __mmask16 m)
+{
+    __m256i h = _mm256_maskz_loadu_epi16(m, p);
+    if (t == LN_F16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* 16 floats rounded to the 16-bit format (nearest even) and stored under mask m. f16 uses
+ * vcvtps2ph. bf16 uses vcvtneps2bf16 where the file is built with AVX512-BF16: it flushes fp32
+ * subnormal inputs to zero (Intel SDM), so results below 2^-126 become 0 instead of bf16
+ * subnormals; elsewhere the integer rounding of ln_f32_to_bf16, vectorized. */
+static inline void ln_half_store16(ln_dtype t, uint16_t *p, __m512 v, __mmask16 m)
+{
+    __m256i h;
+    if (t == LN_F16) {
+        h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    } else {
+#ifdef __AVX512BF16__
+        h = (__m256i)_mm512_cvtneps_pbh(v);
+#else
+        __m512i x = _mm512_castps_si512(v);
+        __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+        __m512i r = _mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+        __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(x, _mm512_set1_epi32(0x400000)));
+        h = _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
+#endif
+    }
+    _mm256_mask_storeu_epi16(p, m, h);
+}
+
+/* The fp32 sum of a 16-bit row: four 16-lane accumulators, so at most D/64 + 3 additions per
+ * lane, then 6 levels of tree. */
+static inline float ln_half_sum_avx512(ln_dtype t, const uint16_t *x, size_t D)
+{
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    size_t i = 0;
+    for (; i + 64 <= D; i += 64) {
+        s0 = _mm512_add_ps(s0, ln_half_load16(t, x + i, 0xffff));
+        s1 = _mm512_add_ps(s1, ln_half_load16(t, x + i + 16, 0xffff));
+        s2 = _mm512_add_ps(s2, ln_half_load16(t, x + i + 32, 0xffff));
+        s3 = _mm512_add_ps(s3, ln_half_load16(t, x + i + 48, 0xffff));
+    }
+    for (; i < D; i += 16) s0 = _mm512_add_ps(s0, ln_half_load16(t, x + i, ln_half_mask16(D - i)));
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+}
+
+/* y = (x - mean) * rstd * gamma + beta in fp32, one rounding to 16 bits per element. With
+ * mulbias, y = fma(x, rstd, -mean * rstd) instead, the low-precision epilogue of a popular
+ * framework: -mean * rstd is rounded once, so a constant row gives fma(c, rstd, -fl(c rstd)),
+ * the rounding error of c * rstd (~ |c| rstd 2^-24), not 0; for offset rows the error is
+ * ~ kappa 2^-24 relative to y. */
+static inline void ln_half_epilogue_avx512(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
+                                           const uint16_t *b, size_t D, float mean, float rstd, int mulbias)
+{
+    __m512 vmean = _mm512_set1_ps(mean), vrstd = _mm512_set1_ps(rstd);
+    __m512 vbias = _mm512_set1_ps(-(mean * rstd));
+    for (size_t i = 0; i < D; i += 16) {
+        __mmask16 m = ln_half_mask16(D - i);
+        __m512 v = ln_half_load16(t, x + i, m);
+        v = mulbias ? _mm512_fmadd_ps(v, vrstd, vbias) : _mm512_mul_ps(_mm512_sub_ps(v, vmean), vrstd);
+        if (g) v = _mm512_mul_ps(v, ln_half_load16(t, g + i, m));
+        if (b) v = _mm512_add_ps(v, ln_half_load16(t, b + i, m));
+        ln_half_store16(t, y + i, v, m);
+    }
+}
+
+/* The fp32 two-pass on 16-bit storage with AVX-512: 16-bit loads widened with vcvtph2ps (f16)
+ * or a shift (bf16), fp32 accumulators, one rounding per output. */
+static inline void ln_half_twopass_avx512(const ln_args *a, ln_dtype t, int mulbias)
+{
+    const size_t D = a->D;
+    for (size_t r = 0; r < a->rows; r++) {
+        const uint16_t *x = (const uint16_t *)a->x + r * D;
+        uint16_t *y = (uint16_t *)a->y + r * D;
+        float mean = ln_half_sum_avx512(t, x, D) / (float)D;
+        __m512 vmean = _mm512_set1_ps(mean), s0 = _mm512_setzero_ps(), s1 = s0;
+        size_t i = 0;
+        for (; i + 32 <= D; i += 32) {
+            __m512 d0 = _mm512_sub_ps(ln_half_load16(t, x + i, 0xffff), vmean);
+            __m512 d1 = _mm512_sub_ps(ln_half_load16(t, x + i + 16, 0xffff), vmean);
+            s0 = _mm512_fmadd_ps(d0, d0, s0);
+            s1 = _mm512_fmadd_ps(d1, d1, s1);
+        }
+        for (; i < D; i += 16) {
+            __mmask16 m = ln_half_mask16(D - i);
+            __m512 d = _mm512_maskz_sub_ps(m, ln_half_load16(t, x + i, m), vmean);
+            s0 = _mm512_fmadd_ps(d, d, s0);
+        }
+        float ss = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+        float rstd = 1.0f / sqrtf(ss / (float)D + (float)a->eps);
+        ln_half_epilogue_avx512(t, x, y, a->gamma, a->beta, D, mean, rstd, mulbias);
+        if (a->mean) a->mean[r] = mean;
+        if (a->rstd) a->rstd[r] = rstd;
+    }
+}
+#endif
+
+#endif

@@ -1,0 +1,298 @@
+/* The 16-bit conversions, exhaustively: kernels/half.h (float <-> f16/bf16) and common/dtype.c
+ * (double <-> f16/bf16) against MPFR emulating each format (precision, exponent range,
+ * subnormals), and against the hardware instructions where the CPU has them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <mpfr.h>
+
+#include "cpu.h"
+#include "half.h"
+
+#if LN_X86
+#include <immintrin.h>
+#endif
+
+typedef struct {
+    ln_dtype t;
+    uint16_t (*from_f32)(float);
+    float (*to_f32)(uint16_t);
+    uint16_t (*from_f64)(double);
+    double (*to_f64)(uint16_t);
+    uint16_t inf;  /* bit pattern of +Inf */
+    uint16_t quiet; /* the quiet bit of a NaN */
+} fmt16;
+
+static uint16_t f16_from_f32(float f) { return ln_f32_to_f16(f); }
+static float f16_to_f32(uint16_t h) { return ln_f16_to_f32(h); }
+static uint16_t bf16_from_f32(float f) { return ln_f32_to_bf16(f); }
+static float bf16_to_f32(uint16_t h) { return ln_bf16_to_f32(h); }
+
+static const fmt16 F16 = {LN_F16, f16_from_f32, f16_to_f32, ln_f64_to_f16, ln_f16_to_f64, 0x7c00, 0x0200};
+static const fmt16 BF16 = {LN_BF16, bf16_from_f32, bf16_to_f32, ln_f64_to_bf16, ln_bf16_to_f64, 0x7f80, 0x0040};
+
+static int is_nan16(const fmt16 *f, uint16_t h) { return (h & 0x7fff) > f->inf; }
+
+/* v rounded to nearest even in f's format by MPFR (precision p, emin/emax, subnormalize), as a
+ * double (+-Inf on overflow, signed zero on underflow). */
+static double oracle_round(const fmt16 *f, double v)
+{
+    const ln_format *lf = ln_fmt(f->t);
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_set_emin(lf->emin - lf->p + 2); /* smallest subnormal 2^(emin - p + 1) = 0.5 * 2^this */
+    mpfr_set_emax(lf->emax + 1);
+    mpfr_t x;
+    mpfr_init2(x, lf->p);
+    int inex = mpfr_set_d(x, v, MPFR_RNDN);
+    mpfr_subnormalize(x, inex, MPFR_RNDN);
+    double r = mpfr_get_d(x, MPFR_RNDN);
+    mpfr_clear(x);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    return r;
+}
+
+/* The exact value of bit pattern h, built by MPFR from the fields (not from the decoders). */
+static int mpfr_decode_equals(const fmt16 *f, uint16_t h, double v)
+{
+    const ln_format *lf = ln_fmt(f->t);
+    int fb = lf->p - 1, bias = (1 << (14 - fb)) - 1;
+    unsigned e = (h & 0x7fff) >> fb, m = h & ((1u << fb) - 1);
+    mpfr_t x;
+    mpfr_init2(x, 64);
+    if (e == 0) mpfr_set_ui_2exp(x, m, lf->emin - fb, MPFR_RNDN);
+    else mpfr_set_ui_2exp(x, m | (1u << fb), (long)e - bias - fb, MPFR_RNDN);
+    if (h & 0x8000) mpfr_neg(x, x, MPFR_RNDN);
+    int eq = mpfr_cmp_d(x, v) == 0 && !signbit(v) == !(h & 0x8000);
+    mpfr_clear(x);
+    return eq;
+}
+
+static void check_decode(const fmt16 *f)
+{
+    for (uint32_t h = 0; h < 65536; h++) {
+        float v = f->to_f32((uint16_t)h);
+        double d = f->to_f64((uint16_t)h);
+        if (is_nan16(f, (uint16_t)h)) {
+            assert_true(isnan(v) && isnan(d));
+            if (f->t == LN_F16) assert_true(ln_f32_bits(v) & 0x400000); /* comes back quiet */
+        } else if ((h & 0x7fff) == f->inf) {
+            assert_true(isinf(v) && isinf(d) && !signbit(v) == !(h & 0x8000));
+        } else {
+            assert_true(mpfr_decode_equals(f, (uint16_t)h, v));
+            assert_true(mpfr_decode_equals(f, (uint16_t)h, d));
+        }
+    }
+}
+
+/* Both encoders on float v against MPFR; NaN stays a quiet NaN with its sign. */
+static void check_encode_f32(const fmt16 *f, float v)
+{
+    uint16_t h = f->from_f32(v), hd = f->from_f64((double)v);
+    if (isnan(v)) {
+        assert_true(is_nan16(f, h) && (h & f->quiet) && !(h & 0x8000) == !signbit(v));
+        assert_true(is_nan16(f, hd) && (hd & f->quiet));
+        return;
+    }
+    double want = oracle_round(f, (double)v), got = f->to_f64(h);
+    if (got != want || !signbit(got) != !signbit(want))
+        fail_msg("%s(%a) = 0x%04x = %a, MPFR says %a", ln_fmt(f->t)->name, (double)v, h, got, want);
+    assert_int_equal(h, hd); /* the double path agrees on every float */
+}
+
+/* The double encoder (dtype.c) on v against MPFR: checks a single rounding from double. */
+static void check_encode_f64(const fmt16 *f, double v)
+{
+    double want = oracle_round(f, v), got = f->to_f64(f->from_f64(v));
+    if (got != want || !signbit(got) != !signbit(want))
+        fail_msg("%s(%a) from double = %a, MPFR says %a", ln_fmt(f->t)->name, v, got, want);
+}
+
+/* Around the positive finite value h of the format and the next one (2^(emax+1) past the
+ * largest): the value, the midpoint, and their float neighbours, both signs (12 floats). */
+static size_t neighbours(const fmt16 *f, uint32_t h, float *c, double *mids)
+{
+    const ln_format *lf = ln_fmt(f->t);
+    double a = f->to_f64((uint16_t)h);
+    double b = h + 1 == f->inf ? ldexp(1.0, lf->emax + 1) : f->to_f64((uint16_t)(h + 1));
+    double mid = (a + b) / 2; /* exact: p + 1 bits */
+    size_t n = 0;
+    for (int s = 0; s < 2; s++) {
+        float fa = (float)(s ? -a : a), fm = (float)(s ? -mid : mid); /* exact */
+        mids[s] = s ? -mid : mid;
+        c[n++] = fa, c[n++] = nextafterf(fa, -INFINITY), c[n++] = nextafterf(fa, INFINITY);
+        c[n++] = fm, c[n++] = nextafterf(fm, -INFINITY), c[n++] = nextafterf(fm, INFINITY);
+    }
+    return n;
+}
+
+static void check_neighbourhoods(const fmt16 *f)
+{
+    for (uint32_t h = 0; h < f->inf; h++) {
+        float c[12];
+        double mids[2];
+        size_t n = neighbours(f, h, c, mids);
+        for (size_t i = 0; i < n; i++) check_encode_f32(f, c[i]);
+        for (int s = 0; s < 2; s++) {
+            assert_true((double)(float)mids[s] == mids[s]);
+            check_encode_f64(f, mids[s]);
+            check_encode_f64(f, nextafter(mids[s], -INFINITY));
+            check_encode_f64(f, nextafter(mids[s], INFINITY));
+        }
+    }
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint64_t next64(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void check_random_and_special(const fmt16 *f)
+{
+    for (int i = 0; i < 400000; i++) {
+        check_encode_f32(f, ln_f32_from_bits((uint32_t)next64()));
+        double d;
+        uint64_t u = next64();
+        memcpy(&d, &u, sizeof d);
+        if (isnan(d)) continue;
+        check_encode_f64(f, ldexp(d, -ilogb(d) + (int)(u % 300) - 150)); /* the format's range */
+    }
+    const uint32_t special[] = {0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff,
+                                0x7f800000, 0xff800000, 0x00000001, 0x80000001, 0x007fffff,
+                                0x00800000, 0x7f7fffff, 0xff7fffff, 0x00000000, 0x80000000};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        check_encode_f32(f, ln_f32_from_bits(special[i]));
+}
+
+static void test_f16_decode(void **s) { (void)s; check_decode(&F16); }
+static void test_bf16_decode(void **s) { (void)s; check_decode(&BF16); }
+static void test_f16_encode(void **s) { (void)s; check_neighbourhoods(&F16); check_random_and_special(&F16); }
+static void test_bf16_encode(void **s) { (void)s; check_neighbourhoods(&BF16); check_random_and_special(&BF16); }
+
+/* Textbook values, independent of MPFR: they pin the emulation itself. */
+static void test_known_values(void **s)
+{
+    (void)s;
+    assert_int_equal(ln_f32_to_f16(1.0f), 0x3c00);
+    assert_int_equal(ln_f32_to_f16(65504.0f), 0x7bff);
+    assert_int_equal(ln_f32_to_f16(65519.99f), 0x7bff);
+    assert_int_equal(ln_f32_to_f16(65520.0f), 0x7c00); /* tie to even overflows */
+    assert_int_equal(ln_f32_to_f16(0x1p-24f), 0x0001);
+    assert_int_equal(ln_f32_to_f16(0x1p-25f), 0x0000); /* tie to even: 0 */
+    assert_int_equal(ln_f32_to_f16(0x1.000002p-25f), 0x0001);
+    assert_int_equal(ln_f32_to_f16(0x3p-25f), 0x0002); /* 1.5 units: tie to even 2 */
+    assert_int_equal(ln_f32_to_f16(1e-12f), 0x0000);   /* eps = 1e-12 vanishes in f16 */
+    assert_int_equal(ln_f64_to_f16(1e-12), 0x0000);
+    assert_int_equal(ln_f64_to_f16(1e-5), 0x00a8);     /* 168 * 2^-24, a subnormal */
+    assert_int_equal(ln_f32_to_bf16(1.0f), 0x3f80);
+    assert_int_equal(ln_f32_to_bf16(0x1.01p0f), 0x3f80); /* tie to even (down) */
+    assert_int_equal(ln_f32_to_bf16(0x1.03p0f), 0x3f82); /* tie to even (up) */
+    assert_int_equal(ln_f32_to_bf16(0x1p-133f), 0x0001);  /* bf16 subnormals are kept */
+    assert_int_equal(ln_f32_to_bf16(3.4e38f), 0x7f80);    /* above max + ulp/2: Inf */
+    assert_int_equal(ln_f32_to_bf16(ln_f32_from_bits(0x7f800001)), 0x7fc0); /* sNaN -> qNaN */
+}
+
+#if LN_X86
+__attribute__((target("avx2,f16c"))) static void hw_f32_to_f16(const float *in, uint16_t *out)
+{
+    _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(_mm256_loadu_ps(in), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+__attribute__((target("avx2,f16c"))) static void hw_f16_to_f32(const uint16_t *in, float *out)
+{
+    _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)in)));
+}
+
+__attribute__((target("avx512f,avx512bf16"))) static void hw_f32_to_bf16(const float *in, uint16_t *out)
+{
+    _mm256_storeu_si256((__m256i *)out, (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(in)));
+}
+
+/* The hardware is checked on the neighbourhoods of both formats and on random floats: fills
+ * c[0..n) for round k, n a multiple of 16, 0 when done. */
+static size_t hw_candidates(uint32_t k, float *c)
+{
+    const uint32_t rounds = F16.inf + BF16.inf, random_rounds = 100000;
+    if (k >= rounds + random_rounds) return 0;
+    if (k >= rounds) {
+        for (int j = 0; j < 16; j++) c[j] = ln_f32_from_bits((uint32_t)next64());
+        return 16;
+    }
+    double mids[2];
+    size_t n = k < F16.inf ? neighbours(&F16, k, c, mids) : neighbours(&BF16, k - F16.inf, c, mids);
+    for (; n < 16; n++) c[n] = ln_f32_from_bits((uint32_t)next64());
+    return n;
+}
+
+/* vcvtps2ph / vcvtph2ps (F16C): bit-identical to half.h everywhere, NaNs included. */
+static void test_f16c_hardware(void **s)
+{
+    (void)s;
+    if (!(ln_cpu_features() & LN_ISA_AVX2)) skip();
+    for (uint32_t h = 0; h < 65536; h += 8) {
+        uint16_t in[8];
+        float out[8];
+        for (int j = 0; j < 8; j++) in[j] = (uint16_t)(h + j);
+        hw_f16_to_f32(in, out);
+        for (int j = 0; j < 8; j++) assert_int_equal(ln_f32_bits(out[j]), ln_f32_bits(ln_f16_to_f32(in[j])));
+    }
+    float in[16];
+    for (uint32_t k = 0; hw_candidates(k, in); k++) {
+        uint16_t out[16];
+        hw_f32_to_f16(in, out);
+        hw_f32_to_f16(in + 8, out + 8);
+        for (int j = 0; j < 16; j++)
+            if (out[j] != ln_f32_to_f16(in[j]))
+                fail_msg("vcvtps2ph(%a) = 0x%04x, half.h 0x%04x", (double)in[j], out[j], ln_f32_to_f16(in[j]));
+    }
+}
+
+/* vcvtneps2bf16 (AVX512-BF16): bit-identical to half.h, NaNs included, except that it treats
+ * fp32 subnormal inputs as zero (documented in the Intel SDM: DAZ and FTZ, MXCSR ignored), where
+ * half.h rounds them to bf16 subnormals. */
+static void test_bf16_hardware(void **s)
+{
+    (void)s;
+    if (!(ln_cpu_features() & LN_ISA_AVX512BF16)) skip();
+    size_t flushed = 0;
+    float in[16];
+    for (uint32_t k = 0; hw_candidates(k, in); k++) {
+        uint16_t out[16];
+        hw_f32_to_bf16(in, out);
+        for (int j = 0; j < 16; j++) {
+            uint32_t bits = ln_f32_bits(in[j]);
+            if ((bits & 0x7f800000) == 0 && (bits & 0x7fffff)) { /* fp32 subnormal */
+                assert_int_equal(out[j], (bits >> 16) & 0x8000);
+                flushed += ln_f32_to_bf16(in[j]) != out[j];
+                continue;
+            }
+            if (out[j] != ln_f32_to_bf16(in[j]))
+                fail_msg("vcvtneps2bf16(%a) = 0x%04x, half.h 0x%04x", (double)in[j], out[j], ln_f32_to_bf16(in[j]));
+        }
+    }
+    assert_true(flushed > 0); /* the candidates do reach the subnormals */
+}
+#endif
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_values),
+        cmocka_unit_test(test_f16_decode),
+        cmocka_unit_test(test_bf16_decode),
+        cmocka_unit_test(test_f16_encode),
+        cmocka_unit_test(test_bf16_encode),
+#if LN_X86
+        cmocka_unit_test(test_f16c_hardware),
+        cmocka_unit_test(test_bf16_hardware),
+#endif
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,229 @@
+/* The lnbench binary ($LNBENCH) as a user meets it: every bad input is exit status 2 with a
+ * message naming the bad value; a good run writes the documented CSV, atomically. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npy.h"
+
+static const char *lnbench;
+static char dir[] = "/tmp/lnbench-test-cli-XXXXXX";
+static char output[16384];
+
+/* Runs lnbench with args (shell syntax), stdout and stderr into `output`; returns the status. */
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", lnbench, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(output, 1, sizeof output - 1, p);
+    output[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void expect_usage_error(const char *args, const char *named)
+{
+    int status = run(args);
+    if (status != 2) fail_msg("'%s': exit status %d, expected 2; output: %s", args, status, output);
+    if (!strstr(output, named)) fail_msg("'%s': message does not name '%s': %s", args, named, output);
+}
+
+static const char *path(const char *name)
+{
+    static char buf[4][256];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", dir, name);
+    return buf[i];
+}
+
+static void write_bytes(const char *p, const void *data, size_t n)
+{
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    fwrite(data, 1, n, f);
+    fclose(f);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    char args[1024];
+    expect_usage_error("frobnicate", "frobnicate");
+    expect_usage_error("accuracy --kernels f32-nosuch-scalar", "f32-nosuch-scalar");
+    expect_usage_error("accuracy --dist gaussian", "gaussian");
+    expect_usage_error("accuracy --dist normal,,const", "normal,,const");
+    expect_usage_error("accuracy --dist offset", "offset");
+    expect_usage_error("accuracy --D 0", "--D: 0");
+    expect_usage_error("accuracy --D -5", "-5");
+    expect_usage_error("accuracy --D 768,abc", "abc");
+    expect_usage_error("accuracy --rows 0", "--rows: 0");
+    expect_usage_error("accuracy --eps -1", "-1");
+    expect_usage_error("accuracy --eps abc", "abc");
+    expect_usage_error("accuracy --eps inf", "inf");
+    expect_usage_error("accuracy --rows 1000000000000 --D 1000000", "--rows");
+    expect_usage_error("accuracy --no-such-flag", "--no-such-flag");
+    expect_usage_error("accuracy --out /proc/x/y.csv", "/proc/x/y.csv");
+
+    snprintf(args, sizeof args, "accuracy --dist file:%s", path("missing.npy"));
+    expect_usage_error(args, path("missing.npy"));
+    write_bytes(path("garbage.npy"), "this is not an array at all", 27);
+    snprintf(args, sizeof args, "accuracy --dist file:%s", path("garbage.npy"));
+    expect_usage_error(args, path("garbage.npy"));
+
+    /* --gamma: wrong dtype, wrong shape, wrong length */
+    const char ints[] = "\x93NUMPY\x01\x00\x3c\x00{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }  \n"
+                        "\x01\x00\x00\x00\x02\x00\x00\x00";
+    write_bytes(path("ints.npy"), ints, sizeof ints - 1);
+    snprintf(args, sizeof args, "accuracy --D 2 --gamma %s", path("ints.npy"));
+    expect_usage_error(args, path("ints.npy"));
+    double v[6] = {1, 1, 1, 1, 1, 1};
+    ln_npy_write(path("matrix.npy"), LN_F64, 2, 2, 3, v);
+    snprintf(args, sizeof args, "accuracy --D 3 --gamma %s", path("matrix.npy"));
+    expect_usage_error(args, path("matrix.npy"));
+    ln_npy_write(path("five.npy"), LN_F64, 1, 1, 5, v);
+    snprintf(args, sizeof args, "accuracy --D 8 --beta %s", path("five.npy"));
+    expect_usage_error(args, path("five.npy"));
+    snprintf(args, sizeof args, "accuracy --D 5 --no-affine --gamma %s", path("five.npy"));
+    expect_usage_error(args, "--no-affine");
+    /* refused before any work: no output file */
+    snprintf(args, sizeof args, "accuracy --D 8 --eps -1 --out %s", path("never.csv"));
+    expect_usage_error(args, "-1");
+    assert_int_equal(access(path("never.csv"), F_OK), -1);
+    assert_int_equal(access(path("never.csv.meta.json"), F_OK), -1);
+}
+
+static void test_help_lists_every_flag(void **state)
+{
+    (void)state;
+    assert_int_equal(run("accuracy --help"), 0);
+    const char *flags[] = {"--kernels", "--dist", "--D", "--rows", "--eps", "--seed", "--no-affine",
+                           "--gamma", "--beta", "--out", "--dump", "--quiet", "--help", "default"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (!strstr(output, flags[i])) fail_msg("--help does not mention %s", flags[i]);
+}
+
+static size_t count_lines(const char *p, char *first, size_t len)
+{
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    size_t n = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (n == 0) snprintf(first, len, "%s", line);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static void assert_no_temp_files(void)
+{
+    DIR *dp = opendir(dir);
+    assert_non_null(dp);
+    for (struct dirent *e; (e = readdir(dp));)
+        if (strstr(e->d_name, ".tmp")) fail_msg("temporary file left: %s", e->d_name);
+    closedir(dp);
+}
+
+static const char header[] =
+    "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
+    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,ref_seconds\n";
+
+static void test_good_run(void **state)
+{
+    (void)state;
+    char args[1024], first[4096];
+    snprintf(args, sizeof args,
+             "accuracy --kernels f32-twopass-scalar,f64-twopass-scalar --dist normal,const --D 8,33 --rows 2 "
+             "--eps 1e-5,0 --out %s --dump %s --quiet",
+             path("acc.csv"), path("dump"));
+    int status = run(args);
+    if (status != 0) fail_msg("exit %d: %s", status, output);
+    /* 2 kernels x 2 dists x 2 D x 2 eps */
+    assert_int_equal(count_lines(path("acc.csv"), first, sizeof first), 1 + 16);
+    assert_string_equal(first, header);
+    assert_int_equal(access(path("acc.csv.meta.json"), R_OK), 0);
+    assert_int_equal(access(path("dump/f32_normal_D33_rows2_eps1e-05/y_f32-twopass-scalar.npy"), R_OK), 0);
+    assert_int_equal(access(path("dump/f64_const_D8_rows2_eps0/y_ref.npy"), R_OK), 0);
+    assert_no_temp_files();
+}
+
+/* Ctrl-C: the completed rows are written, the count is reported, the status is 130. */
+static void test_interrupt_keeps_completed_rows(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        execl(lnbench, lnbench, "accuracy", "--kernels", "f32-twopass-scalar", "--dist", "normal", "--D",
+              "16384", "--rows", "4", "--eps", "1e-1,1e-2,1e-3,1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10,1e-11,1e-12",
+              "--quiet", "--out", path("int.csv"), (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    kill(pid, SIGINT);
+    int status;
+    waitpid(pid, &status, 0);
+    ssize_t n = read(fds[0], output, sizeof output - 1);
+    output[n > 0 ? n : 0] = 0;
+    close(fds[0]);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 130);
+    size_t done = 0, total = 0;
+    const char *msg = strstr(output, "interrupted: ");
+    if (!msg || sscanf(msg, "interrupted: %zu of %zu", &done, &total) != 2) fail_msg("no count: %s", output);
+    assert_int_equal(total, 12);
+    assert_true(done < total);
+    char first[4096];
+    assert_int_equal(count_lines(path("int.csv"), first, sizeof first), 1 + done);
+    assert_string_equal(first, header);
+    assert_no_temp_files();
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    lnbench = getenv("LNBENCH");
+    if (!lnbench || access(lnbench, X_OK) != 0) {
+        fprintf(stderr, "test_cli: set LNBENCH to the lnbench binary (make test does)\n");
+        return -1;
+    }
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_help_lists_every_flag),
+        cmocka_unit_test(test_good_run),
+        cmocka_unit_test(test_interrupt_keeps_completed_rows),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,165 @@
+/* Near-correctly-rounded fp32 LayerNorm: fp32 storage, everything else in double. The sum of
+ * the row in double gives mu_hi = sum/n; a second pass accumulates d = x - mu_hi and d^2 in
+ * double, so mu_lo = sum(d)/n corrects the mean and var = sum(d^2)/n - mu_lo^2 (the corrected
+ * two-pass algorithm of Chan, Golub & LeVeque: relative error n u + n^3 kappa^2 u^3, here with
+ * u = 2^-53). Each output is ((x - mu_hi) - mu_lo) * (rstd * gamma) + beta in double, rounded
+ * once to float: its error before that rounding is ~1e-15 of max|y|, so nearly every output is
+ * the correctly rounded one, at any offset (the fp32 mean's error floor is gone) and exactly
+ * beta on constant rows. Rows are pipelined as in f32-fused.h: the next row's double sum rides
+ * along the normalization loop, and large outputs use non-temporal stores.
+ * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
+#include "f32-rows.h"
+
+/* Sum of x[i..i+W) in double into a, b (two lane halves). */
+#define ADD_VEC(a, b, v) (a = vd_add(a, vd_from_lo(v)), b = vd_add(b, vd_from_hi(v)))
+
+static double row_sum(const float *x, size_t n)
+{
+    vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
+        ADD_VEC(a0, a1, vf_load(x + i));
+        ADD_VEC(a2, a3, vf_load(x + i + VF_W));
+    }
+    if (i + VF_W <= n) ADD_VEC(a0, a1, vf_load(x + i)), i += VF_W;
+    if (i < n) ADD_VEC(a2, a3, vf_load_part(x + i, n - i));
+    return vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
+}
+
+/* sum d and sum d^2, d = x - mu in double (lanes past the row's end are zeroed); prefetches
+ * the row pf (NULL for none) meanwhile. */
+LN_INLINE void dev_vec(vf v, vd mu, vd *s1a, vd *s1b, vd *s2a, vd *s2b)
+{
+    vd da = vd_sub(vd_from_lo(v), mu), db = vd_sub(vd_from_hi(v), mu);
+    *s1a = vd_add(*s1a, da);
+    *s1b = vd_add(*s1b, db);
+    *s2a = vd_fma(da, da, *s2a);
+    *s2b = vd_fma(db, db, *s2b);
+}
+
+static void row_dev(const float *x, size_t n, double mu_hi, const float *pf, double *s1, double *s2)
+{
+    const vd mu = vd_set1(mu_hi);
+    vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+    size_t i = 0;
+    for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
+        if (pf)
+            for (size_t k = 0; k < 2 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + i + k), _MM_HINT_T0);
+        dev_vec(vf_load(x + i), mu, &a0, &a1, &q0, &q1);
+        dev_vec(vf_load(x + i + VF_W), mu, &a2, &a3, &q2, &q3);
+    }
+    if (i + VF_W <= n) dev_vec(vf_load(x + i), mu, &a0, &a1, &q0, &q1), i += VF_W;
+    if (i < n) {
+        /* lanes past the end hold 0 - mu: their d is zeroed before accumulating */
+        size_t m = n - i;
+        vf v = vf_load_part(x + i, m);
+        vd da = vd_keep(vd_sub(vd_from_lo(v), mu), m), db = vd_keep(vd_sub(vd_from_hi(v), mu), m > VD_W ? m - VD_W : 0);
+        a2 = vd_add(a2, da);
+        a3 = vd_add(a3, db);
+        q2 = vd_fma(da, da, q2);
+        q3 = vd_fma(db, db, q3);
+    }
+    *s1 = vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
+    *s2 = vd_sum(vd_add(vd_add(q0, q1), vd_add(q2, q3)));
+}
+
+/* ((x - mu_hi) - mu_lo) * (rstd * g) + b for the W elements v (g, b: their gamma and beta). */
+LN_INLINE vf out_vec(vf v, vf g, vf b, vd hi, vd lo, vd rstd, int has_g, int has_b)
+{
+    vd ta = vd_sub(vd_sub(vd_from_lo(v), hi), lo), tb = vd_sub(vd_sub(vd_from_hi(v), hi), lo);
+    vd sa = has_g ? vd_mul(rstd, vd_from_lo(g)) : rstd, sb = has_g ? vd_mul(rstd, vd_from_hi(g)) : rstd;
+    vd ba = has_b ? vd_from_lo(b) : vd_set1(0.0), bb = has_b ? vd_from_hi(b) : vd_set1(0.0);
+    return vf_from_vd(vd_fma(ta, sa, ba), vd_fma(tb, sb, bb));
+}
+
+/* Normalizes row x into y; if xn is not NULL returns the double sum of that row. */
+LN_INLINE double normalize_body(const float *x, float *y, const float *g, const float *b, const float *xn,
+                                size_t n, double mu_hi, double mu_lo, double rstd_d, int has_g,
+                                int has_b, int has_next, int stream)
+{
+    const vd hi = vd_set1(mu_hi), lo = vd_set1(mu_lo), rstd = vd_set1(rstd_d);
+    const vf zero = vf_set1(0.0f);
+    vd a0 = vd_set1(0.0), a1 = a0;
+    size_t i = 0;
+    if (stream) {
+        size_t lead = ((VF_W * sizeof(float)) - ((uintptr_t)y % (VF_W * sizeof(float)))) /
+                      sizeof(float) % VF_W;
+        if (lead > n) lead = n;
+        if (lead) {
+            vf v = out_vec(vf_load_part(x, lead), has_g ? vf_load_part(g, lead) : zero,
+                           has_b ? vf_load_part(b, lead) : zero, hi, lo, rstd, has_g, has_b);
+            vf_store_part(y, v, lead);
+            if (has_next) ADD_VEC(a0, a1, vf_load_part(xn, lead));
+            i = lead;
+        }
+    }
+    for (; i + VF_W <= n; i += VF_W) {
+        vf v = out_vec(vf_load(x + i), has_g ? vf_load(g + i) : zero, has_b ? vf_load(b + i) : zero, hi,
+                       lo, rstd, has_g, has_b);
+        if (has_next) ADD_VEC(a0, a1, vf_load(xn + i));
+        if (stream) vf_stream(y + i, v);
+        else vf_store(y + i, v);
+    }
+    if (i < n) {
+        size_t m = n - i;
+        vf v = out_vec(vf_load_part(x + i, m), has_g ? vf_load_part(g + i, m) : zero,
+                       has_b ? vf_load_part(b + i, m) : zero, hi, lo, rstd, has_g, has_b);
+        vf_store_part(y + i, v, m);
+        if (has_next) ADD_VEC(a0, a1, vf_load_part(xn + i, m));
+    }
+    return has_next ? vd_sum(vd_add(a0, a1)) : 0.0;
+}
+
+static double normalize(const float *x, float *y, const float *g, const float *b, const float *xn,
+                        size_t n, double mu_hi, double mu_lo, double rstd, int stream)
+{
+#define CASE(G, B)                                                                                         \
+    do {                                                                                                   \
+        if (xn) return stream ? normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 1, 1)         \
+                              : normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 1, 0);        \
+        return stream ? normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 0, 1)                 \
+                      : normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 0, 0);                \
+    } while (0)
+    if (g && b) CASE(1, 1);
+    if (g) CASE(1, 0);
+    if (b) CASE(0, 1);
+    CASE(0, 0);
+#undef CASE
+}
+
+static void forward(const ln_args *a)
+{
+    const size_t n = a->D;
+    if (n == 0 || a->rows == 0) return;
+    const int stream = a->rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
+    double sum = row_sum((const float *)a->x, n);
+    for (size_t r = 0; r < a->rows; r++) {
+        const float *x = (const float *)a->x + r * n;
+        const float *xn = r + 1 < a->rows ? x + n : NULL;
+        float *y = (float *)a->y + r * n;
+        double mu_hi = sum / (double)n, s1, s2;
+        row_dev(x, n, mu_hi, xn, &s1, &s2);
+        double mu_lo = s1 / (double)n;
+        double var = s2 / (double)n - mu_lo * mu_lo;
+        double rstd = 1.0 / sqrt((var > 0.0 ? var : 0.0) + a->eps);
+        sum = normalize(x, y, a->gamma, a->beta, xn, n, mu_hi, mu_lo, rstd, stream);
+        if (a->mean) a->mean[r] = mu_hi + mu_lo;
+        if (a->rstd) a->rstd[r] = rstd;
+    }
+    if (stream) _mm_sfence();
+}
+
+/* In units of the fp32 u: the final rounding (<= 1, as normwise error is relative to max|y|)
+ * plus the double computation: sums of m = n/(2 VD_W) terms per lane, so the corrected mean is
+ * off by ~(m + 3) u_d sigma and var by (m + 4) u_d relative, with u_d = 2^-29 u; the
+ * subtraction of mu_hi adds u_d (|mean| + sigma) / sigma when mu_hi is itself off by
+ * (m + 2) u_d (|mean| + sigma). */
+static double bound(size_t n, double kappa)
+{
+    double m = ceil((double)n / (2.0 * VD_W)) + 1.0;
+    return 1.0 + 0x1p-29 * (3.0 * m + 20.0) * (1.0 + 0x1p-53 * (m + 2.0) * (kappa + 1.0));
+}
+
+#define HOW                                                                                        \
+    "fp32 storage, double statistics (corrected two-pass: mu_hi = sum/n, mu_lo = sum(x-mu_hi)/n) " \
+    "and double epilogue rounded once; normwise <= 1 u + (3n/(2W)+20) 2^-29 u"

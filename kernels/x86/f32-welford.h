@@ -1,0 +1,103 @@
+/* Welford's updating fp32 LayerNorm, vectorized: every lane of four vector accumulator sets
+ * runs its own Welford recurrence (mean += d / k, M2 += d (x - mean)) over every 4W-th
+ * element; all lanes of the main loop share the count k, so 1/k is one scalar per step. The
+ * sets and then the lanes are merged with Chan's pairwise formula. Included by
+ * f32-welford-avx2.c and f32-welford-avx512.c. */
+#include "f32-rows.h"
+
+#define ACC 4
+
+typedef struct {
+    vf count, mean, m2;
+} welford;
+
+/* One more element per active lane (active: 1 or 0 per lane, x already zero where inactive). */
+LN_INLINE welford welford_add(welford w, vf x, vf active)
+{
+    vf one = vf_set1(1.0f);
+    w.count = vf_add(w.count, active);
+    vf d = vf_mul(vf_sub(x, w.mean), active);
+    w.mean = vf_fma(d, vf_div(active, vf_max(w.count, one)), w.mean);
+    w.m2 = vf_fma(d, vf_sub(x, w.mean), w.m2);
+    return w;
+}
+
+/* Chan, Golub & LeVeque: the statistics of the union of two disjoint sets, lane by lane. */
+LN_INLINE welford welford_merge(welford a, welford b)
+{
+    welford w;
+    w.count = vf_add(a.count, b.count);
+    vf d = vf_sub(b.mean, a.mean);
+    vf wb = vf_div(b.count, vf_max(w.count, vf_set1(1.0f))); /* 0 when both sets are empty */
+    w.mean = vf_fma(d, wb, a.mean);
+    w.m2 = vf_fma(vf_mul(d, d), vf_mul(a.count, wb), vf_add(a.m2, b.m2));
+    return w;
+}
+
+static void row_stats(const float *x, size_t n, float *mean, double *m2)
+{
+    vf zero = vf_set1(0.0f), one = vf_set1(1.0f);
+    welford s[ACC];
+    for (int j = 0; j < ACC; j++) s[j] = (welford){zero, zero, zero};
+    size_t i = 0;
+    float k = 0.0f;
+    for (; i + ACC * VF_W <= n; i += ACC * VF_W) {
+        k += 1.0f;
+        const vf rk = vf_set1(1.0f / k);
+        for (int j = 0; j < ACC; j++) {
+            vf v = vf_load(x + i + j * VF_W);
+            vf d = vf_sub(v, s[j].mean);
+            s[j].mean = vf_fma(d, rk, s[j].mean);
+            s[j].m2 = vf_fma(d, vf_sub(v, s[j].mean), s[j].m2);
+        }
+    }
+    for (int j = 0; j < ACC; j++) s[j].count = vf_set1(k);
+    for (int j = 0; i + VF_W <= n; i += VF_W, j++) s[j] = welford_add(s[j], vf_load(x + i), one);
+    if (i < n) s[ACC - 1] = welford_add(s[ACC - 1], vf_load_part(x + i, n - i), vf_keep(one, n - i));
+    welford w = welford_merge(welford_merge(s[0], s[1]), welford_merge(s[2], s[3]));
+    for (int step = VF_W / 2; step >= 1; step /= 2) {
+        welford hi = {vf_rotate(w.count, step), vf_rotate(w.mean, step), vf_rotate(w.m2, step)};
+        w = welford_merge(w, hi);
+    }
+    *mean = vf_first(w.mean);
+    *m2 = vf_first(w.m2);
+}
+
+static void forward(const ln_args *a)
+{
+    const size_t n = a->D;
+    for (size_t r = 0; r < a->rows && n > 0; r++) {
+        const float *x = (const float *)a->x + r * n;
+        float *y = (float *)a->y + r * n;
+        float mean;
+        double m2, mean_out, rstd_out;
+        row_stats(x, n, &mean, &m2);
+        if (isfinite(m2) && isfinite(mean)) {
+            const float rstd = (float)(1.0 / sqrt(m2 / (double)n + a->eps));
+            f32_normalize(x, y, a->gamma, a->beta, n, mean, rstd, 0);
+            mean_out = mean;
+            rstd_out = rstd;
+        } else {
+            f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+        }
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
+    }
+}
+
+/* Each lane updates m = n/(4W) (+1) times; an update moves the mean by d/k with a few
+ * roundings, so the mean is off by at most (2m + 2 log2 L + 4) u (|mean| + sigma) over L = 4W
+ * lanes and the merges; M2 by Welford's m kappa u (Chan, Golub & LeVeque), constant 4 for the
+ * inexact 1/k and the merges. */
+static double bound(size_t n, double kappa)
+{
+    const double u = 0x1p-24, lanes = ACC * VF_W;
+    double m = ceil((double)n / lanes) + 1.0, lg = log2(lanes), kp = kappa + 1.0;
+    double c = 2.0 * m + 2.0 * lg + 4.0;
+    return ln_bound_mean(c, kappa, u, u) + ln_bound_var((4.0 * m + 4.0 * lg + 6.0) * kp * u + (c * u * kp) * (c * u * kp), u) +
+           ln_bound_epilogue(u, u);
+}
+
+#define HOW                                                                                       \
+    "fp32 Welford per lane (4 vector sets, shared 1/k), sets and lanes merged by Chan's formula; " \
+    "M2 rel. error <= 4 (n/(4W) + 2 log2(4W)) kappa u"

@@ -1,0 +1,160 @@
+/* A thin vector layer so each x86 algorithm is written once: the file that includes it is
+ * compiled either with AVX2 + FMA (8 floats / 4 doubles a vector) or with AVX-512 F/BW/VL/DQ
+ * (16 / 8), and these helpers map to that ISA's intrinsics. Every load and store is unaligned
+ * except vf_stream / vd_stream (non-temporal, vector-aligned address). "part" loads and stores
+ * touch only the first n < width elements (masked, never past the end of the row); lanes
+ * beyond n read as 0. */
+#ifndef LN_X86_VEC_H
+#define LN_X86_VEC_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+
+#define LN_INLINE static inline __attribute__((always_inline))
+
+#if defined(__AVX512F__)
+
+#define LN_VEC_ISA (LN_ISA_AVX2 | LN_ISA_AVX512)
+#define LN_VEC_NAME "avx512"
+#define VF_W 16
+#define VD_W 8
+typedef __m512 vf;
+typedef __m512d vd;
+
+LN_INLINE __mmask16 mask16(size_t n) { return (__mmask16)((1u << n) - 1); }
+LN_INLINE __mmask8 mask8(size_t n) { return (__mmask8)((1u << n) - 1); }
+
+LN_INLINE vf vf_load(const float *p) { return _mm512_loadu_ps(p); }
+LN_INLINE vf vf_load_part(const float *p, size_t n) { return _mm512_maskz_loadu_ps(mask16(n), p); }
+LN_INLINE void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+LN_INLINE void vf_store_part(float *p, vf v, size_t n) { _mm512_mask_storeu_ps(p, mask16(n), v); }
+LN_INLINE void vf_stream(float *p, vf v) { _mm512_stream_ps(p, v); }
+LN_INLINE vf vf_keep(vf v, size_t n) { return _mm512_maskz_mov_ps(mask16(n), v); }
+LN_INLINE vf vf_set1(float a) { return _mm512_set1_ps(a); }
+LN_INLINE vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+LN_INLINE vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+LN_INLINE vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+LN_INLINE vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+LN_INLINE vf vf_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+LN_INLINE vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+/* lane i of the result is lane (i + k) mod W of v */
+LN_INLINE vf vf_rotate(vf v, int k)
+{
+    return _mm512_permutexvar_ps(_mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                                     _mm512_set1_epi32(k)),
+                                                    _mm512_set1_epi32(15)),
+                                 v);
+}
+LN_INLINE float vf_first(vf v) { return _mm512_cvtss_f32(v); }
+/* lanes of v in double: the low and high halves */
+LN_INLINE vd vd_from_lo(vf v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+LN_INLINE vd vd_from_hi(vf v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
+/* lo, hi rounded once each to float and packed */
+LN_INLINE vf vf_from_vd(vd lo, vd hi)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+}
+
+LN_INLINE vd vd_load(const double *p) { return _mm512_loadu_pd(p); }
+LN_INLINE vd vd_load_part(const double *p, size_t n) { return _mm512_maskz_loadu_pd(mask8(n), p); }
+LN_INLINE void vd_store(double *p, vd v) { _mm512_storeu_pd(p, v); }
+LN_INLINE void vd_store_part(double *p, vd v, size_t n) { _mm512_mask_storeu_pd(p, mask8(n), v); }
+LN_INLINE void vd_stream(double *p, vd v) { _mm512_stream_pd(p, v); }
+LN_INLINE vd vd_keep(vd v, size_t n) { return _mm512_maskz_mov_pd(mask8(n), v); }
+LN_INLINE vd vd_set1(double a) { return _mm512_set1_pd(a); }
+LN_INLINE vd vd_add(vd a, vd b) { return _mm512_add_pd(a, b); }
+LN_INLINE vd vd_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
+LN_INLINE vd vd_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
+LN_INLINE vd vd_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
+/* Sum of the lanes by a pairwise tree (error <= log2(width) u of the sum of |lanes|). */
+LN_INLINE double vd_sum(vd v)
+{
+    __m256d h = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1));
+    __m128d q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
+}
+
+#elif defined(__AVX2__) && defined(__FMA__)
+
+#define LN_VEC_ISA LN_ISA_AVX2
+#define LN_VEC_NAME "avx2"
+#define VF_W 8
+#define VD_W 4
+typedef __m256 vf;
+typedef __m256d vd;
+
+/* AVX2 masks are vectors whose lanes have the sign bit set where active. */
+LN_INLINE __m256i mask32(size_t n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+LN_INLINE __m256i mask64(size_t n)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+LN_INLINE vf vf_load(const float *p) { return _mm256_loadu_ps(p); }
+LN_INLINE vf vf_load_part(const float *p, size_t n) { return _mm256_maskload_ps(p, mask32(n)); }
+LN_INLINE void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+LN_INLINE void vf_store_part(float *p, vf v, size_t n) { _mm256_maskstore_ps(p, mask32(n), v); }
+LN_INLINE void vf_stream(float *p, vf v) { _mm256_stream_ps(p, v); }
+LN_INLINE vf vf_keep(vf v, size_t n) { return _mm256_and_ps(v, _mm256_castsi256_ps(mask32(n))); }
+LN_INLINE vf vf_set1(float a) { return _mm256_set1_ps(a); }
+LN_INLINE vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+LN_INLINE vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+LN_INLINE vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+LN_INLINE vf vf_div(vf a, vf b) { return _mm256_div_ps(a, b); }
+LN_INLINE vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+LN_INLINE vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+LN_INLINE vf vf_rotate(vf v, int k)
+{
+    return _mm256_permutevar8x32_ps(
+        v, _mm256_and_si256(_mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(k)),
+                            _mm256_set1_epi32(7)));
+}
+LN_INLINE float vf_first(vf v) { return _mm256_cvtss_f32(v); }
+LN_INLINE vd vd_from_lo(vf v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
+LN_INLINE vd vd_from_hi(vf v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
+LN_INLINE vf vf_from_vd(vd lo, vd hi)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
+}
+
+LN_INLINE vd vd_load(const double *p) { return _mm256_loadu_pd(p); }
+LN_INLINE vd vd_load_part(const double *p, size_t n) { return _mm256_maskload_pd(p, mask64(n)); }
+LN_INLINE void vd_store(double *p, vd v) { _mm256_storeu_pd(p, v); }
+LN_INLINE void vd_store_part(double *p, vd v, size_t n) { _mm256_maskstore_pd(p, mask64(n), v); }
+LN_INLINE void vd_stream(double *p, vd v) { _mm256_stream_pd(p, v); }
+LN_INLINE vd vd_keep(vd v, size_t n) { return _mm256_and_pd(v, _mm256_castsi256_pd(mask64(n))); }
+LN_INLINE vd vd_set1(double a) { return _mm256_set1_pd(a); }
+LN_INLINE vd vd_add(vd a, vd b) { return _mm256_add_pd(a, b); }
+LN_INLINE vd vd_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
+LN_INLINE vd vd_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
+LN_INLINE vd vd_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
+LN_INLINE double vd_sum(vd v)
+{
+    __m128d q = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
+}
+
+#else
+#error "kernels/x86/vec.h needs -mavx2 -mfma or -mavx512f (see the Makefile's ISA_* flags)"
+#endif
+
+/* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */
+LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v))); }
+
+/* The ln_kernel of this file's algorithm for the ISA it is compiled for: the file defines
+ * forward(), bound() and HOW. */
+#define LN_VEC_KERNEL(id, prefix, type)                                                       \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, .dtype = type, .isa = LN_VEC_ISA, \
+                          .forward = forward, .how = HOW, .bound = bound}
+
+/* Whether a non-temporal store is worth it: the output is far larger than the caches, so
+ * writing around them saves the read-for-ownership of y and keeps x's lines cached. */
+#define LN_STREAM_MIN_BYTES ((size_t)32 << 20)
+
+#endif

@@ -139,7 +139,7 @@ static void test_ulp_of_exact_value_below_power_of_two(void **state)
 }
 
 /* A row whose exact output is all zero: the normwise error is taken against the smallest
- * normal, so an output of 0 is exact and a subnormal 2^-140 is 2^14 smallest normals' u. */
+ * normal, so an output of 0 is exact and a subnormal 2^-140 scores 2^-14 / u = 2^10. */
 static void test_normwise_on_zero_row(void **state)
 {
     (void)state;

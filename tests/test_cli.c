@@ -5,7 +5,6 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +14,9 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "tmpdir.h"
 
 static const char *lnbench;
-static char dir[] = "/tmp/lnbench-test-cli-XXXXXX";
 static char output[16384];
 
 /* Runs lnbench with args (shell syntax), stdout and stderr into `output`; returns the status. */
@@ -38,15 +37,6 @@ static void expect_usage_error(const char *args, const char *named)
     int status = run(args);
     if (status != 2) fail_msg("'%s': exit status %d, expected 2; output: %s", args, status, output);
     if (!strstr(output, named)) fail_msg("'%s': message does not name '%s': %s", args, named, output);
-}
-
-static const char *path(const char *name)
-{
-    static char buf[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(buf[i], sizeof buf[i], "%s/%s", dir, name);
-    return buf[i];
 }
 
 static void write_bytes(const char *p, const void *data, size_t n)
@@ -77,32 +67,32 @@ static void test_usage_errors(void **state)
     expect_usage_error("accuracy --no-such-flag", "--no-such-flag");
     expect_usage_error("accuracy --out /proc/x/y.csv", "/proc/x/y.csv");
 
-    snprintf(args, sizeof args, "accuracy --dist file:%s", path("missing.npy"));
-    expect_usage_error(args, path("missing.npy"));
-    write_bytes(path("garbage.npy"), "this is not an array at all", 27);
-    snprintf(args, sizeof args, "accuracy --dist file:%s", path("garbage.npy"));
-    expect_usage_error(args, path("garbage.npy"));
+    snprintf(args, sizeof args, "accuracy --dist file:%s", test_path("missing.npy"));
+    expect_usage_error(args, test_path("missing.npy"));
+    write_bytes(test_path("garbage.npy"), "this is not an array at all", 27);
+    snprintf(args, sizeof args, "accuracy --dist file:%s", test_path("garbage.npy"));
+    expect_usage_error(args, test_path("garbage.npy"));
 
     /* --gamma: wrong dtype, wrong shape, wrong length */
     const char ints[] = "\x93NUMPY\x01\x00\x3c\x00{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }  \n"
                         "\x01\x00\x00\x00\x02\x00\x00\x00";
-    write_bytes(path("ints.npy"), ints, sizeof ints - 1);
-    snprintf(args, sizeof args, "accuracy --D 2 --gamma %s", path("ints.npy"));
-    expect_usage_error(args, path("ints.npy"));
+    write_bytes(test_path("ints.npy"), ints, sizeof ints - 1);
+    snprintf(args, sizeof args, "accuracy --D 2 --gamma %s", test_path("ints.npy"));
+    expect_usage_error(args, test_path("ints.npy"));
     double v[6] = {1, 1, 1, 1, 1, 1};
-    ln_npy_write(path("matrix.npy"), LN_F64, 2, 2, 3, v);
-    snprintf(args, sizeof args, "accuracy --D 3 --gamma %s", path("matrix.npy"));
-    expect_usage_error(args, path("matrix.npy"));
-    ln_npy_write(path("five.npy"), LN_F64, 1, 1, 5, v);
-    snprintf(args, sizeof args, "accuracy --D 8 --beta %s", path("five.npy"));
-    expect_usage_error(args, path("five.npy"));
-    snprintf(args, sizeof args, "accuracy --D 5 --no-affine --gamma %s", path("five.npy"));
+    ln_npy_write(test_path("matrix.npy"), LN_F64, 2, 2, 3, v);
+    snprintf(args, sizeof args, "accuracy --D 3 --gamma %s", test_path("matrix.npy"));
+    expect_usage_error(args, test_path("matrix.npy"));
+    ln_npy_write(test_path("five.npy"), LN_F64, 1, 1, 5, v);
+    snprintf(args, sizeof args, "accuracy --D 8 --beta %s", test_path("five.npy"));
+    expect_usage_error(args, test_path("five.npy"));
+    snprintf(args, sizeof args, "accuracy --D 5 --no-affine --gamma %s", test_path("five.npy"));
     expect_usage_error(args, "--no-affine");
     /* refused before any work: no output file */
-    snprintf(args, sizeof args, "accuracy --D 8 --eps -1 --out %s", path("never.csv"));
+    snprintf(args, sizeof args, "accuracy --D 8 --eps -1 --out %s", test_path("never.csv"));
     expect_usage_error(args, "-1");
-    assert_int_equal(access(path("never.csv"), F_OK), -1);
-    assert_int_equal(access(path("never.csv.meta.json"), F_OK), -1);
+    assert_int_equal(access(test_path("never.csv"), F_OK), -1);
+    assert_int_equal(access(test_path("never.csv.meta.json"), F_OK), -1);
 }
 
 static void test_help_lists_every_flag(void **state)
@@ -129,15 +119,6 @@ static size_t count_lines(const char *p, char *first, size_t len)
     return n;
 }
 
-static void assert_no_temp_files(void)
-{
-    DIR *dp = opendir(dir);
-    assert_non_null(dp);
-    for (struct dirent *e; (e = readdir(dp));)
-        if (strstr(e->d_name, ".tmp")) fail_msg("temporary file left: %s", e->d_name);
-    closedir(dp);
-}
-
 static const char header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
     "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,ref_seconds\n";
@@ -149,15 +130,15 @@ static void test_good_run(void **state)
     snprintf(args, sizeof args,
              "accuracy --kernels f32-twopass-scalar,f64-twopass-scalar --dist normal,const --D 8,33 --rows 2 "
              "--eps 1e-5,0 --out %s --dump %s --quiet",
-             path("acc.csv"), path("dump"));
+             test_path("acc.csv"), test_path("dump"));
     int status = run(args);
     if (status != 0) fail_msg("exit %d: %s", status, output);
     /* 2 kernels x 2 dists x 2 D x 2 eps */
-    assert_int_equal(count_lines(path("acc.csv"), first, sizeof first), 1 + 16);
+    assert_int_equal(count_lines(test_path("acc.csv"), first, sizeof first), 1 + 16);
     assert_string_equal(first, header);
-    assert_int_equal(access(path("acc.csv.meta.json"), R_OK), 0);
-    assert_int_equal(access(path("dump/f32_normal_D33_rows2_eps1e-05/y_f32-twopass-scalar.npy"), R_OK), 0);
-    assert_int_equal(access(path("dump/f64_const_D8_rows2_eps0/y_ref.npy"), R_OK), 0);
+    assert_int_equal(access(test_path("acc.csv.meta.json"), R_OK), 0);
+    assert_int_equal(access(test_path("dump/f32_normal_D33_rows2_eps1e-05/y_f32-twopass-scalar.npy"), R_OK), 0);
+    assert_int_equal(access(test_path("dump/f64_const_D8_rows2_eps0/y_ref.npy"), R_OK), 0);
     assert_no_temp_files();
 }
 
@@ -174,7 +155,7 @@ static void test_interrupt_keeps_completed_rows(void **state)
         close(fds[0]);
         execl(lnbench, lnbench, "accuracy", "--kernels", "f32-twopass-scalar", "--dist", "normal", "--D",
               "16384", "--rows", "4", "--eps", "1e-1,1e-2,1e-3,1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10,1e-11,1e-12",
-              "--quiet", "--out", path("int.csv"), (char *)NULL);
+              "--quiet", "--out", test_path("int.csv"), (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -193,7 +174,7 @@ static void test_interrupt_keeps_completed_rows(void **state)
     assert_int_equal(total, 12);
     assert_true(done < total);
     char first[4096];
-    assert_int_equal(count_lines(path("int.csv"), first, sizeof first), 1 + done);
+    assert_int_equal(count_lines(test_path("int.csv"), first, sizeof first), 1 + done);
     assert_string_equal(first, header);
     assert_no_temp_files();
 }
@@ -206,15 +187,7 @@ static int setup(void **state)
         fprintf(stderr, "test_cli: set LNBENCH to the lnbench binary (make test does)\n");
         return -1;
     }
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return test_dir_create(state);
 }
 
 int main(void)
@@ -225,5 +198,5 @@ int main(void)
         cmocka_unit_test(test_good_run),
         cmocka_unit_test(test_interrupt_keeps_completed_rows),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, test_dir_remove);
 }

@@ -5,27 +5,19 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "npy.h"
+#include "tmpdir.h"
 
-static char dir[] = "/tmp/lnbench-test-npy-XXXXXX";
-
-static const char *file(const char *name)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return path;
-}
 
 /* A .npy with the given version, header dict and data bytes, padded as numpy does. */
 static const char *write_raw(int version, const char *dict, const void *data, size_t nbytes)
 {
-    const char *path = file("raw.npy");
+    const char *path = test_path("raw.npy");
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     int lenbytes = version == 1 ? 2 : 4;
@@ -55,24 +47,21 @@ static void test_round_trip_float(void **state)
     double d[6] = {1.5, -2.25, 0x1p-1074, 1e300, -0.0, 3.141592653589793};
     float f[6] = {1.5f, -2.25f, 0x1p-149f, 3e38f, -0.0f, 3.1415927f};
     ln_npy_array a;
-    ln_npy_write(file("d.npy"), LN_F64, 2, 2, 3, d);
-    assert_null(ln_npy_read(file("d.npy"), &a));
+    ln_npy_write(test_path("d.npy"), LN_F64, 2, 2, 3, d);
+    assert_null(ln_npy_read(test_path("d.npy"), &a));
     assert_int_equal(a.ndim, 2);
     assert_int_equal(a.rows, 2);
     assert_int_equal(a.cols, 3);
     assert_memory_equal(a.data, d, sizeof d);
     free(a.data);
-    ln_npy_write(file("f.npy"), LN_F32, 1, 1, 6, f);
-    assert_null(ln_npy_read(file("f.npy"), &a));
+    ln_npy_write(test_path("f.npy"), LN_F32, 1, 1, 6, f);
+    assert_null(ln_npy_read(test_path("f.npy"), &a));
     assert_int_equal(a.ndim, 1);
     assert_int_equal(a.rows, 1);
     assert_int_equal(a.cols, 6);
     for (int i = 0; i < 6; i++) assert_memory_equal(&(float){(float)a.data[i]}, &f[i], 4);
     free(a.data);
-    DIR *dp = opendir(dir); /* no temporary file left beside the results */
-    assert_non_null(dp);
-    for (struct dirent *e; (e = readdir(dp));) assert_null(strstr(e->d_name, ".tmp"));
-    closedir(dp);
+    assert_no_temp_files();
 }
 
 /* f16 and bf16 (as '<u2') are written but not read back by ln_npy_read: check the bytes. */
@@ -81,8 +70,8 @@ static void test_write_16bit(void **state)
     (void)state;
     uint16_t h[5] = {0x3c00, 0xc000, 0x0001, 0x7c00, 0x8000};
     for (int t = LN_F16; t <= LN_BF16; t++) {
-        ln_npy_write(file("h.npy"), (ln_dtype)t, 2, 1, 5, h);
-        FILE *f = fopen(file("h.npy"), "rb");
+        ln_npy_write(test_path("h.npy"), (ln_dtype)t, 2, 1, 5, h);
+        FILE *f = fopen(test_path("h.npy"), "rb");
         assert_non_null(f);
         unsigned char buf[256];
         size_t n = fread(buf, 1, sizeof buf, f);
@@ -95,7 +84,7 @@ static void test_write_16bit(void **state)
         assert_non_null(strstr((char *)buf + 10, t == LN_F16 ? "'<f2'" : "'<u2'"));
         assert_non_null(strstr((char *)buf + 10, "(1, 5)"));
         for (int i = 0; i < 5; i++) assert_int_equal(buf[10 + hlen + 2 * i] | buf[11 + hlen + 2 * i] << 8, h[i]);
-        expect_error(file("h.npy"), "dtype");
+        expect_error(test_path("h.npy"), "dtype");
     }
 }
 
@@ -119,15 +108,15 @@ static void test_malformed(void **state)
 {
     (void)state;
     float v[6] = {0};
-    expect_error(file("missing.npy"), "cannot open");
-    FILE *f = fopen(file("magic.npy"), "wb");
+    expect_error(test_path("missing.npy"), "cannot open");
+    FILE *f = fopen(test_path("magic.npy"), "wb");
     fputs("PK\x03\x04 this is a zip file, not an array", f);
     fclose(f);
-    expect_error(file("magic.npy"), "magic");
-    f = fopen(file("short.npy"), "wb");
+    expect_error(test_path("magic.npy"), "magic");
+    f = fopen(test_path("short.npy"), "wb");
     fputs("\x93NUMPY\x01", f);
     fclose(f);
-    expect_error(file("short.npy"), "magic");
+    expect_error(test_path("short.npy"), "magic");
     expect_error(write_raw(4, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", v, sizeof v), "version");
     expect_error(write_raw(1, "['descr', '<f4']", v, sizeof v), "not a dict");
     expect_error(write_raw(1, "{'descr': '<f4', 'fortran_order': False, }", v, sizeof v), "lacks");
@@ -151,24 +140,10 @@ static void test_malformed(void **state)
                            sizeof v),
                  "too large");
     /* a header length beyond the end of the file */
-    f = fopen(file("hlen.npy"), "wb");
+    f = fopen(test_path("hlen.npy"), "wb");
     fwrite("\x93NUMPY\x01\x00\xff\x7f{'descr'", 1, 17, f);
     fclose(f);
-    expect_error(file("hlen.npy"), "truncated header");
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    expect_error(test_path("hlen.npy"), "truncated header");
 }
 
 int main(void)
@@ -179,5 +154,5 @@ int main(void)
         cmocka_unit_test(test_versions_and_spacing),
         cmocka_unit_test(test_malformed),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

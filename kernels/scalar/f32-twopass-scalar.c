@@ -1,17 +1,14 @@
 /* Two-pass LayerNorm in fp32: the mean first, then the variance as the mean of squared
  * deviations about it, so no cancellation between large sums (Chan, Golub & LeVeque: the
  * relative error of S = sum (x - mean)^2 is at most n u + n^2 kappa^2 u^2). */
-#include <math.h>
-
 #include "bounds.h"
-#include "kernel.h"
+#include "f32-row.h"
 
 static void forward(const ln_args *a)
 {
-    const float *g = a->gamma, *b = a->beta;
+    if (a->D == 0) return;
     for (size_t r = 0; r < a->rows; r++) {
         const float *x = (const float *)a->x + r * a->D;
-        float *y = (float *)a->y + r * a->D;
         float sum = 0.0f;
         for (size_t i = 0; i < a->D; i++) sum += x[i];
         float mean = sum / (float)a->D;
@@ -20,24 +17,15 @@ static void forward(const ln_args *a)
             float d = x[i] - mean;
             ss += d * d;
         }
-        float rstd = 1.0f / sqrtf(ss / (float)a->D + (float)a->eps);
-        for (size_t i = 0; i < a->D; i++) {
-            float v = (x[i] - mean) * rstd;
-            y[i] = (g ? v * g[i] : v) + (b ? b[i] : 0.0f);
-        }
-        if (a->mean) a->mean[r] = mean;
-        if (a->rstd) a->rstd[r] = rstd;
+        ln_f32_finish_row(a, r, mean, ss / (float)a->D);
     }
 }
 
-/* Sequential sums: the mean is off by at most (n + 1) u (|mean| + sigma); S by the two-pass
- * bound above. */
+/* Sequential sums: the mean is off by at most (n - 1) u sum|x_i| / n <= (n - 1) u (|mean| +
+ * sigma) plus the division's u |mean|; S by (n - 1) u, the terms being >= 0. */
 static double bound(size_t n, double kappa)
 {
-    const double u = 0x1p-24;
-    double nn = (double)n;
-    return ln_bound_mean(nn + 1, kappa, u, u) + ln_bound_var(nn * u + nn * nn * kappa * kappa * u * u, u) +
-           ln_bound_epilogue(u, u);
+    return ln_bound_twopass((double)n, (double)n - 1, kappa, 0x1p-24, 0x1p-24);
 }
 
 const ln_kernel ln_f32_twopass_scalar = {
@@ -45,6 +33,6 @@ const ln_kernel ln_f32_twopass_scalar = {
     .dtype = LN_F32,
     .forward = forward,
     .how = "fp32 sequential sum for the mean, then fp32 sum of squared deviations; "
-           "var rel. error <= n u + n^2 kappa^2 u^2",
+           "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2",
     .bound = bound,
 };

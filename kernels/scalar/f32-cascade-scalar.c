@@ -1,0 +1,86 @@
+/* Cascaded Welford LayerNorm in fp32, as PyTorch's CPU kernel does it: Welford's updates over
+ * chunks of CHUNK elements, then the chunks' (count, mean, M2) merged pairwise with Chan's
+ * formula in a binary-counter cascade, so no element passes through more than
+ * ceil(log2(n / CHUNK)) merges and the error grows like kappa u log2 n instead of n kappa u. */
+#include <math.h>
+
+#include "bounds.h"
+#include "f32-row.h"
+
+enum { CHUNK = 16 };
+
+typedef struct {
+    float n, mean, m2; /* count (exact in fp32 below 2^24), mean, sum of squared deviations */
+} moments;
+
+static moments welford(const float *x, size_t len)
+{
+    moments m = {0.0f, 0.0f, 0.0f};
+    for (size_t i = 0; i < len; i++) {
+        m.n += 1.0f;
+        float d = x[i] - m.mean;
+        m.mean += d / m.n;
+        m.m2 += d * (x[i] - m.mean);
+    }
+    return m;
+}
+
+/* Chan, Golub & LeVeque's pairwise update; b is the newer and never the larger part, so the
+ * correction delta * nb / n is the smaller of the two possible. */
+static moments merge(moments a, moments b)
+{
+    moments m;
+    m.n = a.n + b.n;
+    float delta = b.mean - a.mean, wb = b.n / m.n;
+    m.mean = a.mean + delta * wb;
+    m.m2 = a.m2 + b.m2 + delta * delta * (a.n * wb);
+    return m;
+}
+
+static void forward(const ln_args *a)
+{
+    if (a->D == 0) return;
+    for (size_t r = 0; r < a->rows; r++) {
+        const float *x = (const float *)a->x + r * a->D;
+        /* The binary counter: stack[k] holds 2^level[k] chunks, levels strictly decreasing. */
+        moments stack[64];
+        int level[64], top = 0;
+        for (size_t start = 0; start < a->D; start += CHUNK) {
+            moments m = welford(x + start, a->D - start < CHUNK ? a->D - start : CHUNK);
+            int lv = 0;
+            for (; top > 0 && level[top - 1] == lv; lv++) m = merge(stack[--top], m);
+            stack[top] = m;
+            level[top++] = lv;
+        }
+        for (; top > 1; top--) stack[top - 2] = merge(stack[top - 2], stack[top - 1]);
+        ln_f32_finish_row(a, r, stack[0].mean, stack[0].m2 / (float)a->D);
+    }
+}
+
+/* Chunks (Welford blocks of bounds.h at n = CHUNK): their mean errors average to at most
+ * 1.5 c_W u (|mean| + sigma) (Cauchy-Schwarz over the chunks' means and spreads), their M2
+ * errors to the Welford relative error at n = CHUNK with kappa the row's. Each of the
+ * L = ceil(log2(chunks)) merge levels adds 4 u (|mean| + sigma) to the mean (the add, and three
+ * roundings on delta nb / n <= the children's spread) and to S 8 u relative (six roundings in
+ * delta^2 na nb / n, two additions) plus the children's mean errors through delta:
+ * 2 |delta| nb |e_a - e_b| summed over a level is at most 4 c u (kappa + 1) S, c the
+ * children's mean constant. */
+static double bound(size_t n, double kappa)
+{
+    const double u = 0x1p-24;
+    double chunks = ceil((double)n / CHUNK), levels = chunks > 1 ? ceil(log2(chunks)) : 0;
+    double c = 1.5 * ln_bound_welford_mean_c(n < CHUNK ? (double)n : CHUNK);
+    double r = ln_bound_welford_var(n < CHUNK ? (double)n : CHUNK, kappa);
+    for (double l = 0; l < levels; l++, c += 4) r += 4 * c * (kappa + 1) + 8;
+    double dm = c * u * (kappa + 1);
+    return ln_bound_mean(c, kappa, u, u) + ln_bound_var(r * u + dm * dm, u) + ln_bound_epilogue(u, u);
+}
+
+const ln_kernel ln_f32_cascade_scalar = {
+    .name = "f32-cascade-scalar",
+    .dtype = LN_F32,
+    .forward = forward,
+    .how = "fp32 Welford over chunks of 16, chunks merged pairwise (Chan) in a binary-counter "
+           "cascade, PyTorch-CPU-like; var rel. error ~(16 + 4 c log2(n/16)) kappa u, c ~ 24",
+    .bound = bound,
+};

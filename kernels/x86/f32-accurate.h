@@ -10,20 +10,30 @@
  * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
 #include "f32-rows.h"
 
-/* Sum of x[i..i+W) in double into a, b (two lane halves). */
-#define ADD_VEC(a, b, v) (a = vd_add(a, vd_from_lo(v)), b = vd_add(b, vd_from_hi(v)))
+/* Sum of x[j..n) in double added to the partial sums acc (started by the caller on x[0..j),
+ * j a multiple of 2 W), returned: the same grouping wherever the loop was entered, so the fused
+ * next-row sums equal the first row's. */
+LN_INLINE void add_vec(vd *a, vd *b, vf v)
+{
+    *a = vd_add(*a, vd_from_lo(v));
+    *b = vd_add(*b, vd_from_hi(v));
+}
+
+static double sum_from(const float *x, size_t n, size_t j, vd acc[4])
+{
+    for (; j + 2 * VF_W <= n; j += 2 * VF_W) {
+        add_vec(&acc[0], &acc[1], vf_load(x + j));
+        add_vec(&acc[2], &acc[3], vf_load(x + j + VF_W));
+    }
+    if (j + VF_W <= n) add_vec(&acc[0], &acc[1], vf_load(x + j)), j += VF_W;
+    if (j < n) add_vec(&acc[2], &acc[3], vf_load_part(x + j, n - j));
+    return vd_sum(vd_add(vd_add(acc[0], acc[1]), vd_add(acc[2], acc[3])));
+}
 
 static double row_sum(const float *x, size_t n)
 {
-    vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0;
-    size_t i = 0;
-    for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
-        ADD_VEC(a0, a1, vf_load(x + i));
-        ADD_VEC(a2, a3, vf_load(x + i + VF_W));
-    }
-    if (i + VF_W <= n) ADD_VEC(a0, a1, vf_load(x + i)), i += VF_W;
-    if (i < n) ADD_VEC(a2, a3, vf_load_part(x + i, n - i));
-    return vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
+    vd acc[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    return sum_from(x, n, 0, acc);
 }
 
 /* sum d and sum d^2, d = x - mu in double (lanes past the row's end are zeroed); prefetches
@@ -79,35 +89,31 @@ LN_INLINE double normalize_body(const float *x, float *y, const float *g, const 
 {
     const vd hi = vd_set1(mu_hi), lo = vd_set1(mu_lo), rstd = vd_set1(rstd_d);
     const vf zero = vf_set1(0.0f);
-    vd a0 = vd_set1(0.0), a1 = a0;
-    size_t i = 0;
-    if (stream) {
-        size_t lead = ((VF_W * sizeof(float)) - ((uintptr_t)y % (VF_W * sizeof(float)))) /
-                      sizeof(float) % VF_W;
-        if (lead > n) lead = n;
-        if (lead) {
-            vf v = out_vec(vf_load_part(x, lead), has_g ? vf_load_part(g, lead) : zero,
-                           has_b ? vf_load_part(b, lead) : zero, hi, lo, rstd, has_g, has_b);
-            vf_store_part(y, v, lead);
-            if (has_next) ADD_VEC(a0, a1, vf_load_part(xn, lead));
-            i = lead;
+    vd acc[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks y (and x), j walks xn */
+#define OUT(i) out_vec(vf_load(x + (i)), has_g ? vf_load(g + (i)) : zero, has_b ? vf_load(b + (i)) : zero, hi, lo, rstd, has_g, has_b)
+#define OUT_PART(i, m)                                                                                      \
+    out_vec(vf_load_part(x + (i), m), has_g ? vf_load_part(g + (i), m) : zero, has_b ? vf_load_part(b + (i), m) : zero, \
+            hi, lo, rstd, has_g, has_b)
+    if (i) vf_store_part(y, OUT_PART(0, i), i);
+    for (; i + 2 * VF_W <= n; i += 2 * VF_W, j += 2 * VF_W) {
+        vf v0 = OUT(i), v1 = OUT(i + VF_W);
+        if (has_next) {
+            add_vec(&acc[0], &acc[1], vf_load(xn + j));
+            add_vec(&acc[2], &acc[3], vf_load(xn + j + VF_W));
         }
+        if (stream) vf_stream(y + i, v0), vf_stream(y + i + VF_W, v1);
+        else vf_store(y + i, v0), vf_store(y + i + VF_W, v1);
     }
-    for (; i + VF_W <= n; i += VF_W) {
-        vf v = out_vec(vf_load(x + i), has_g ? vf_load(g + i) : zero, has_b ? vf_load(b + i) : zero, hi,
-                       lo, rstd, has_g, has_b);
-        if (has_next) ADD_VEC(a0, a1, vf_load(xn + i));
-        if (stream) vf_stream(y + i, v);
-        else vf_store(y + i, v);
+    if (i + VF_W <= n) {
+        if (stream) vf_stream(y + i, OUT(i));
+        else vf_store(y + i, OUT(i));
+        i += VF_W;
     }
-    if (i < n) {
-        size_t m = n - i;
-        vf v = out_vec(vf_load_part(x + i, m), has_g ? vf_load_part(g + i, m) : zero,
-                       has_b ? vf_load_part(b + i, m) : zero, hi, lo, rstd, has_g, has_b);
-        vf_store_part(y + i, v, m);
-        if (has_next) ADD_VEC(a0, a1, vf_load_part(xn + i, m));
-    }
-    return has_next ? vd_sum(vd_add(a0, a1)) : 0.0;
+    if (i < n) vf_store_part(y + i, OUT_PART(i, n - i), n - i);
+#undef OUT
+#undef OUT_PART
+    return has_next ? sum_from(xn, n, j, acc) : 0.0;
 }
 
 static double normalize(const float *x, float *y, const float *g, const float *b, const float *xn,

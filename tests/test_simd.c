@@ -1,0 +1,259 @@
+/* The fp32/fp64 SIMD kernels (every registered kernel of those dtypes with isa != 0 that this
+ * CPU runs, found by a loop over the registry, no names; the 16-bit ones have test_lowp.c) against the MPFR reference: claimed bounds on every distribution
+ * at every tail length, alignment and aliasing independence, agreement with the scalar sibling,
+ * the ISA cap; and the oneDNN peer (bound, one thread). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accuracy.h"
+#include "cpu.h"
+
+static const char *all_dists[] = {"normal", "uniform", "offset:1e4", "shifted", "outlier:1000",
+                                  "heavy",  "const",   "tiny",       "huge",    "exact"};
+#define NDISTS (sizeof all_dists / sizeof all_dists[0])
+
+static int is_simd(const ln_kernel *k)
+{
+    return k->isa != 0 && ln_kernel_available(k) && (k->dtype == LN_F32 || k->dtype == LN_F64);
+}
+
+/* Widest vector of k's dtype in elements: 64 bytes for AVX-512 kernels, 32 for AVX2 ones. */
+static size_t vector_width(const ln_kernel *k)
+{
+    size_t bytes = (k->isa & (LN_ISA_AVX512 | LN_ISA_AVX512FP16 | LN_ISA_AVX512BF16)) ? 64 : 32;
+    return bytes / ln_fmt(k->dtype)->size;
+}
+
+static void prepare(ln_prepared *p, ln_dtype t, const char *dist, size_t D, size_t rows, int affine)
+{
+    ln_case c = {.dtype = t, .D = D, .rows = rows, .eps = 1e-5, .seed = 5, .affine = affine};
+    ln_dist_parse(dist, &c.dist);
+    assert_int_equal(ln_prepare(&c, p), 0);
+}
+
+/* Whether every row of p has var >= eps (the domain of the claimed bounds), none has, or mixed;
+ * and the largest condition number. */
+static int rows_in_domain(const ln_prepared *p, double *kappa)
+{
+    size_t in = 0;
+    *kappa = 0;
+    for (size_t r = 0; r < p->c.rows; r++) {
+        in += p->stats[r].var >= p->c.eps;
+        *kappa = fmax(*kappa, p->stats[r].kappa);
+    }
+    return in == p->c.rows;
+}
+
+/* k on p: within its bound where var >= eps, otherwise at least finite; statistics, where k
+ * returns them, within the bound too. */
+static void check_kernel(const ln_kernel *k, const ln_prepared *p, const char *dist)
+{
+    ln_errors e;
+    ln_measure_kernel(k, p, &e, NULL);
+    double kappa, u = ln_unit_roundoff(k->dtype);
+    if (e.nonfinite) fail_msg("%s on %s D=%zu: %zu non-finite outputs", k->name, dist, p->c.D, e.nonfinite);
+    if (!rows_in_domain(p, &kappa)) return;
+    double b = k->bound(p->c.D, kappa);
+    if (!(e.max_norm <= b))
+        fail_msg("%s on %s D=%zu: max_norm %g u > claimed %g u (kappa %g)", k->name, dist, p->c.D, e.max_norm, b, kappa);
+    for (size_t r = 0; r < p->c.rows; r++)
+        if (!isfinite(p->stats[r].var)) return; /* f64 huge: the reference's var overflows double */
+    if (!isnan(e.mean_relerr) && !(e.mean_relerr <= b * u))
+        fail_msg("%s on %s D=%zu: mean rel. error %g > %g", k->name, dist, p->c.D, e.mean_relerr, b * u);
+    if (!isnan(e.rstd_relerr) && !(e.rstd_relerr <= b * u))
+        fail_msg("%s on %s D=%zu: rstd rel. error %g > %g", k->name, dist, p->c.D, e.rstd_relerr, b * u);
+}
+
+/* Every tail length 1 .. 3W+1 of the widest vector, and 257 and 4097, on every distribution,
+ * with gamma/beta (and without on normal, so the NULL paths run too). */
+static void test_within_claimed_bound(void **state)
+{
+    (void)state;
+    size_t simd = 0;
+    for (int t = 0; t < LN_NDTYPES; t++) {
+        size_t maxw = 0;
+        for (size_t i = 0; i < ln_num_kernels; i++)
+            if (ln_all_kernels[i]->dtype == (ln_dtype)t && is_simd(ln_all_kernels[i]) && vector_width(ln_all_kernels[i]) > maxw)
+                maxw = vector_width(ln_all_kernels[i]);
+        if (!maxw) continue;
+        size_t dims[64], nd = 0;
+        for (size_t D = 1; D <= 3 * maxw + 1; D++) dims[nd++] = D;
+        dims[nd++] = 257;
+        dims[nd++] = 4097;
+        for (size_t di = 0; di < NDISTS; di++)
+            for (size_t ni = 0; ni < nd; ni++)
+                for (int affine = 1; affine >= (di == 0 ? 0 : 1); affine--) {
+                    ln_prepared p;
+                    prepare(&p, (ln_dtype)t, all_dists[di], dims[ni], 2, affine);
+                    for (size_t i = 0; i < ln_num_kernels; i++) {
+                        const ln_kernel *k = ln_all_kernels[i];
+                        if (k->dtype != (ln_dtype)t || !is_simd(k)) continue;
+                        check_kernel(k, &p, all_dists[di]);
+                        simd++;
+                    }
+                    ln_prepared_free(&p);
+                }
+    }
+    if (ln_cpu_features() & LN_ISA_AVX2) assert_true(simd > 0);
+}
+
+/* x, y, gamma, beta each 4 bytes past a 64-byte boundary, and y = x: the same bits as the
+ * aligned out-of-place run (the kernels' arithmetic must not depend on where a vector starts). */
+static void test_alignment_and_in_place(void **state)
+{
+    (void)state;
+    const size_t dims[] = {7, 49, 257, 1000};
+    for (int t = 0; t < LN_NDTYPES; t++)
+        for (size_t ni = 0; ni < 4; ni++) {
+            const size_t D = dims[ni], rows = 3, es = ln_fmt((ln_dtype)t)->size, bytes = rows * D * es;
+            ln_prepared p;
+            prepare(&p, (ln_dtype)t, "shifted", D, rows, 1);
+            unsigned char *y0 = malloc(bytes), *buf = aligned_alloc(64, 3 * bytes + 4 * D * es + 512);
+            unsigned char *x = buf + 4, *y = x + bytes + 60, *g = y + bytes + 60, *b = g + D * es + 60;
+            unsigned char *xi = b + D * es + 60; /* in place: y = x */
+            for (size_t i = 0; i < ln_num_kernels; i++) {
+                const ln_kernel *k = ln_all_kernels[i];
+                if (k->dtype != (ln_dtype)t || !is_simd(k)) continue;
+                ln_errors e;
+                ln_measure_kernel(k, &p, &e, y0);
+                memcpy(x, p.x, bytes);
+                memcpy(xi, p.x, bytes);
+                memcpy(g, p.gamma, D * es);
+                memcpy(b, p.beta, D * es);
+                ln_args a = {.rows = rows, .D = D, .x = x, .y = y, .gamma = g, .beta = b, .eps = p.c.eps};
+                k->forward(&a);
+                if (memcmp(y, y0, bytes)) fail_msg("%s D=%zu: misaligned output differs", k->name, D);
+                a.x = a.y = xi;
+                k->forward(&a);
+                if (memcmp(xi, y0, bytes)) fail_msg("%s D=%zu: in-place output differs", k->name, D);
+            }
+            free(y0);
+            free(buf);
+            ln_prepared_free(&p);
+        }
+}
+
+/* Each SIMD kernel and the scalar kernel of the same dtype and algorithm, where there is one:
+ * per row, max|y_simd - y_scalar| <= (bound_simd + bound_scalar) u max|y_exact|. */
+static void test_agrees_with_scalar_sibling(void **state)
+{
+    (void)state;
+    const char *dists[] = {"normal", "shifted", "offset:1e4", "outlier:1000"};
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        if (!is_simd(k)) continue;
+        char name[128];
+        size_t stem = (size_t)(ln_kernel_isa_name(k) - k->name);
+        snprintf(name, sizeof name, "%.*sscalar", (int)stem, k->name);
+        const ln_kernel *s = ln_kernel_find(name);
+        if (!s) continue;
+        for (size_t di = 0; di < 4; di++) {
+            const size_t D = 3 * vector_width(k) + 5, rows = 3;
+            ln_prepared p;
+            prepare(&p, k->dtype, dists[di], D, rows, 1);
+            void *ys = malloc(rows * D * 8), *yk = malloc(rows * D * 8);
+            ln_errors e;
+            ln_measure_kernel(s, &p, &e, ys);
+            ln_measure_kernel(k, &p, &e, yk);
+            for (size_t r = 0; r < rows; r++) {
+                double diff = 0, ymax = 0, kappa = p.stats[r].kappa;
+                for (size_t j = 0; j < D; j++) {
+                    diff = fmax(diff, fabs(ln_load(k->dtype, yk, r * D + j) - ln_load(k->dtype, ys, r * D + j)));
+                    ymax = fmax(ymax, fabs(p.y_hi[r * D + j]));
+                }
+                double allowed = (k->bound(D, kappa) + s->bound(D, kappa)) * ln_unit_roundoff(k->dtype) * ymax;
+                if (!(diff <= allowed))
+                    fail_msg("%s vs %s on %s row %zu: differ by %g > %g", k->name, s->name, dists[di], r, diff, allowed);
+            }
+            free(ys);
+            free(yk);
+            ln_prepared_free(&p);
+        }
+    }
+}
+
+/* rows = 0 or D = 0 write nothing. */
+static void test_empty_is_noop(void **state)
+{
+    (void)state;
+    double x[4] = {1, 2, 3, 4}, y[4] = {-7, -7, -7, -7}, mean = -7, rstd = -7;
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        if (!is_simd(k)) continue;
+        ln_args a = {.rows = 0, .D = 2, .x = x, .y = y, .eps = 1e-5, .mean = &mean, .rstd = &rstd};
+        k->forward(&a);
+        a.rows = 2;
+        a.D = 0;
+        k->forward(&a);
+        for (int j = 0; j < 4; j++)
+            if (y[j] != -7) fail_msg("%s wrote y on an empty call", k->name);
+        if (mean != -7 || rstd != -7) fail_msg("%s wrote mean/rstd on an empty call", k->name);
+    }
+}
+
+/* The LNBENCH_ISA cap hides the kernels it excludes. */
+static void test_isa_cap_hides_kernels(void **state)
+{
+    (void)state;
+    setenv("LNBENCH_ISA", "avx2", 1);
+    for (size_t i = 0; i < ln_num_kernels; i++)
+        if (ln_all_kernels[i]->isa & (LN_ISA_AVX512 | LN_ISA_AVX512FP16 | LN_ISA_AVX512BF16))
+            assert_false(ln_kernel_available(ln_all_kernels[i]));
+    setenv("LNBENCH_ISA", "scalar", 1);
+    for (size_t i = 0; i < ln_num_kernels; i++)
+        assert_int_equal(ln_kernel_available(ln_all_kernels[i]), ln_all_kernels[i]->isa == 0);
+    unsetenv("LNBENCH_ISA");
+}
+
+static size_t thread_count(void)
+{
+    size_t n = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 0;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* The oneDNN peer: within its claimed bound (except on huge rows, whose fp32 squares overflow
+ * inside oneDNN: its output is beta there, as its `how` says), and on this thread only. */
+static void test_onednn_peer(void **state)
+{
+    (void)state;
+    const ln_kernel *k = NULL;
+    for (size_t i = 0; i < ln_num_kernels; i++)
+        if (strncmp(ln_all_kernels[i]->name, "ext-onednn", 10) == 0) k = ln_all_kernels[i];
+    if (!k) skip();
+    size_t before = thread_count();
+    const size_t dims[] = {1, 17, 257, 1024};
+    for (size_t di = 0; di < NDISTS; di++)
+        for (size_t ni = 0; ni < 4; ni++) {
+            if (strcmp(all_dists[di], "huge") == 0) continue;
+            ln_prepared p;
+            prepare(&p, k->dtype, all_dists[di], dims[ni], 3, di != 1);
+            check_kernel(k, &p, all_dists[di]);
+            ln_prepared_free(&p);
+        }
+    if (before) assert_int_equal(thread_count(), before);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_within_claimed_bound),
+        cmocka_unit_test(test_alignment_and_in_place),
+        cmocka_unit_test(test_agrees_with_scalar_sibling),
+        cmocka_unit_test(test_empty_is_noop),
+        cmocka_unit_test(test_isa_cap_hides_kernels),
+        cmocka_unit_test(test_onednn_peer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

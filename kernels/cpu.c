@@ -27,11 +27,12 @@ unsigned ln_cpu_features_hw(void)
     int zmm_ok = (xcr0 & 0xe6) == 0xe6;    /* plus opmask, ZMM_Hi256, Hi16_ZMM */
     if (__get_cpuid_max(0, NULL) < 7) return 0;
     __cpuid_count(7, 0, a, b, c, d);
+    unsigned max_subleaf = a;
     int avx2 = (b >> 5) & 1;
     int avx512 = ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1); /* F DQ BW VL */
     int fp16 = (d >> 23) & 1;
-    unsigned a1, b1, c1, d1;
-    __cpuid_count(7, 1, a1, b1, c1, d1);
+    unsigned a1 = 0, b1, c1, d1;
+    if (max_subleaf >= 1) __cpuid_count(7, 1, a1, b1, c1, d1); /* else its registers are undefined */
     int bf16 = (a1 >> 5) & 1;
     if (ymm_ok && avx2 && fma && f16c) f |= LN_ISA_AVX2;
     if (zmm_ok && (f & LN_ISA_AVX2) && avx512) {
@@ -53,6 +54,7 @@ const char *ln_cpu_model(void)
     brand[48] = 0;
     char *s = brand;
     while (*s == ' ') s++;
+    for (size_t n = strlen(s); n > 0 && s[n - 1] == ' '; n--) s[n - 1] = 0; /* padded on some CPUs */
     return s;
 }
 #else

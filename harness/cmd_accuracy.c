@@ -333,6 +333,7 @@ int cmd_accuracy(int argc, char **argv)
     free(eps_items);
     free(Ds);
     free(D_items);
+    for (size_t j = 0; j < ndist; j++) ln_dist_free(&dists[j]);
     free(dists);
     free(dist_items);
     free(ks);

@@ -148,6 +148,14 @@ void ln_dist_parse(const char *spec, ln_dist *d)
     }
 }
 
+void ln_dist_free(ln_dist *d)
+{
+    free((char *)d->path);
+    free(d->data);
+    d->path = NULL;
+    d->data = NULL;
+}
+
 /* ---- fills ---- */
 
 /* The oneDNN-style exact row, as multiples k_i of 2^s around an integer mean M (|M| <= 8):
@@ -205,10 +213,8 @@ static unsigned char *outlier_channels(uint64_t seed, size_t D)
 void ln_dist_fill(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t seed, void *x)
 {
     if (d->kind == LN_DIST_FILE) {
-        if (rows != d->file_rows || D != d->file_D)
-            ln_die("ln_dist_fill: %s holds %zu x %zu values, asked for %zu x %zu", d->path, d->file_rows,
-                   d->file_D, rows, D);
-        for (size_t i = 0; i < rows * D; i++) ln_store(t, x, i, d->data[i]);
+        if (D != d->file_D) ln_die("%s holds rows of %zu values, not %zu", d->path, d->file_D, D);
+        for (size_t i = 0; i < rows * D; i++) ln_store(t, x, i, d->data[i % (d->file_rows * D)]);
         return;
     }
     const ln_format *f = ln_fmt(t);

@@ -19,7 +19,7 @@ typedef struct {
     const char *path;  /* file:PATH */
     /* file:PATH only: the array, read and checked by ln_dist_parse; its shape fixes D and rows
      * (a 1-D file is one row). */
-    const double *data;
+    double *data;
     size_t file_rows, file_D;
 } ln_dist;
 
@@ -30,10 +30,13 @@ extern const char ln_dist_names[];
  * be read as a 1-D/2-D float32/float64 .npy, is a usage error (exit 2) naming it and the valid
  * names. */
 void ln_dist_parse(const char *spec, ln_dist *d);
+/* Releases what ln_dist_parse allocated (a file's path and data). */
+void ln_dist_free(ln_dist *d);
 
 /* Fills x (rows x D elements of format t) from distribution d, deterministically from
  * (seed, d, D, rows). The values are drawn in double and rounded once to t, so kernels of
- * different dtypes see the same data up to that rounding. */
+ * different dtypes see the same data up to that rounding (tiny and huge scale with t's exponent
+ * range). file: D must be the file's row length; rows beyond the file's repeat them cyclically. */
 void ln_dist_fill(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t seed, void *x);
 
 /* gamma ~ 1 + 0.25 U(-1,1) and beta ~ 0.25 U(-1,1) (D elements each), from (seed, D). */

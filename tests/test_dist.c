@@ -208,7 +208,12 @@ static void test_file_and_affine(void **state)
     float x[6];
     ln_dist_fill(&d, LN_F32, 2, 3, 1, x);
     for (int i = 0; i < 6; i++) assert_true(x[i] == (float)v[i]);
+    double x3[9]; /* more rows than the file: its rows repeat */
+    ln_dist_fill(&d, LN_F64, 3, 3, 1, x3);
+    assert_memory_equal(x3, v, sizeof v);
+    assert_memory_equal(x3 + 6, v, 3 * sizeof(double));
     remove("/tmp/lnbench-test-dist.npy");
+    ln_dist_free(&d);
 
     const size_t D = 1000;
     double g[1000], b[1000], g2[1000];

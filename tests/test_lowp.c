@@ -63,13 +63,16 @@ static void test_within_claimed_bound(void **state)
             }
 }
 
-/* Widen, compute in fp32, round once: nearly always the correctly rounded result. */
+/* Widen, compute in fp32, round once: nearly always the correctly rounded result. Without
+ * gamma and beta: with them, y = v gamma + beta cancels near its zero crossings, where the fp32
+ * epilogue's absolute error (~2^-24) exceeds an ulp of the tiny f16 result (2^-24 for
+ * subnormals), so any fp32 kernel shows ~1.6 ulp there (the normwise bound still holds). */
 static void test_fp32_accumulating_nearly_correctly_rounded(void **state)
 {
     (void)state;
     for (int t = LN_F16; t <= LN_BF16; t++) {
         ln_prepared p;
-        prepare(&p, (ln_dtype)t, "normal", 768, 16, 1e-5, 1);
+        prepare(&p, (ln_dtype)t, "normal", 768, 32, 1e-5, 0);
         for (size_t i = 0; i < ln_num_kernels; i++) {
             const ln_kernel *k = ln_all_kernels[i];
             if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || is_native(k)) continue;

@@ -121,6 +121,22 @@ static void dump_inputs(const char *folder, const ln_prepared *p)
     dump_array(folder, "y_exact", LN_F64, 2, c->rows, c->D, p->y_hi);
 }
 
+/* A CSV field, quoted (quotes doubled) only when it holds a comma, a quote or a line break:
+ * possible only in a file: path. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 typedef struct {
     size_t done, total;
     int show, tty;
@@ -302,8 +318,10 @@ int cmd_accuracy(int argc, char **argv)
                             snprintf(name, sizeof name, "y_%s", ks[k]->name);
                             dump_array(folder, name, cs.dtype, 2, cs.rows, cs.D, y_dump);
                         }
-                        fprintf(out.f, "%s,%s,%s,%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                                ks[k]->name, ln_fmt(cs.dtype)->name, d->spec, cs.D, cs.rows, cs.eps,
+                        fprintf(out.f, "%s,%s,", ks[k]->name, ln_fmt(cs.dtype)->name);
+                        csv_field(out.f, d->spec);
+                        fprintf(out.f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+                                cs.D, cs.rows, cs.eps,
                                 (unsigned long long)seed, er.max_ulp, er.mean_ulp, er.cr_frac, er.max_norm,
                                 er.nonfinite, er.worst_row, er.worst_col, er.worst_x, er.worst_y, er.worst_y_exact,
                                 er.mean_relerr, er.rstd_relerr, kappa_max, ref_seconds);

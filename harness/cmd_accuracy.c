@@ -197,15 +197,7 @@ int cmd_accuracy(int argc, char **argv)
 
     /* ---- validate everything before any work ---- */
     const ln_kernel **ks;
-    size_t nk = 0;
-    if (kernels_arg) {
-        nk = ln_select_kernels(kernels_arg, &ks, 0);
-    } else {
-        ks = malloc((ln_num_kernels + 1) * sizeof *ks);
-        if (!ks) ln_die("out of memory");
-        for (size_t i = 0; i < ln_num_kernels; i++)
-            if (ln_kernel_available(ln_all_kernels[i])) ks[nk++] = ln_all_kernels[i];
-    }
+    size_t nk = ln_select_kernels(kernels_arg ? kernels_arg : "*", &ks, 0);
     if (nk == 0) ln_die_usage("--kernels: none of the selected kernels runs on this CPU");
 
     size_t ndist, nD = 0, neps;

@@ -24,6 +24,13 @@ BUILD ?= build-san
 else
 BUILD ?= build
 endif
+# FUZZ=1 (set by `make fuzz`): clang with libFuzzer's coverage hooks plus ASan and UBSan.
+ifeq ($(FUZZ),1)
+CC := clang
+CXX := clang++
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+BUILD := build-fuzz
+endif
 ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
 endif
@@ -72,7 +79,7 @@ $(BUILD)/kernels/x86/%-avx512.o: ISAFLAGS = $(ISA_avx512)
 $(BUILD)/kernels/x86/%-avx512bf16.o: ISAFLAGS = $(ISA_avx512bf16)
 $(BUILD)/kernels/x86/%-avx512fp16.o: ISAFLAGS = $(ISA_avx512fp16)
 
-.PHONY: all test clean
+.PHONY: all test clean fuzz
 all: lnbench
 
 $(BUILD)/%.o: %.c
@@ -99,6 +106,44 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 
 test: $(TEST_BIN) $(BUILD)/lnbench
 	@LNBENCH=$(BUILD)/lnbench tests/run.sh $(TEST_BIN)
+
+# `make fuzz SECONDS=N`: builds each libFuzzer target fuzz/fuzz_<name>.c into build-fuzz/ and
+# runs it N seconds on a working corpus (build-fuzz/corpus/<name>) seeded from fuzz/corpus/<name>;
+# a failing input lands in build-fuzz/crashes/<name>/ (replay: build-fuzz/fuzz/<name> FILE).
+FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+SECONDS ?= 60
+fuzz:
+	@LNBENCH_FUZZ_DEPS=1 scripts/install-deps.sh
+	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_TARGETS:%=build-fuzz/fuzz/%)
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \
+	    echo "fuzz: $$t for $(SECONDS) s"; \
+	    build-fuzz/fuzz/$$t -max_total_time=$(SECONDS) -print_final_stats=1 \
+	        -artifact_prefix=build-fuzz/crashes/$$t/ build-fuzz/corpus/$$t fuzz/corpus/$$t || exit 1; \
+	done
+
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
+
+# Figures and report from a run's results (gnuplot-nox, awk, sh; see docs/plots.md).
+# `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures
+# (seconds); `make plots` runs them first when their CSVs are missing.
+RESULTS ?= results
+SWEEP_OFFSETS := offset:1,offset:10,offset:1e2,offset:1e3,offset:1e4,offset:1e5,offset:1e6,offset:1e7
+.PHONY: sweeps plots report
+sweeps: $(BUILD)/lnbench
+	$(BUILD)/lnbench accuracy --quiet --dist $(SWEEP_OFFSETS) --D 4096 --rows 8 --out $(RESULTS)/conditioning.csv
+	$(BUILD)/lnbench accuracy --quiet --dist const,zero,tiny --eps 1e-12,1e-6,1e-5,1e-3 --D 1024 --rows 8 \
+	    --out $(RESULTS)/eps.csv
+
+plots:
+	@if [ -s $(RESULTS)/accuracy.csv ] || [ -s $(RESULTS)/bench.csv ]; then \
+	    [ -s $(RESULTS)/conditioning.csv ] && [ -s $(RESULTS)/eps.csv ] || $(MAKE) --no-print-directory sweeps; fi
+	@scripts/plots.sh $(RESULTS)
+
+report: plots
+	@scripts/report.sh $(RESULTS)
 
 clean:
 	rm -rf build build-san lnbench

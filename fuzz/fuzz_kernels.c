@@ -1,0 +1,376 @@
+/* Differential fuzzing of every available kernel against the MPFR reference.
+ *
+ * The input bytes become a LayerNorm problem (any dtype, D <= 300, up to 3 rows, any values
+ * including NaN, Inf, subnormals and huge ones, any eps including 0 and subnormal, gamma/beta
+ * absent, harness-like or raw), every available kernel of that dtype runs on it, and the run
+ * aborts with a message naming kernel, D, eps and the element when a kernel breaks a promise:
+ *
+ *  1. its claimed bound k->bound(D, kappa), on rows inside the bound's domain: every input
+ *     finite, var >= eps, gamma/beta as kernel.h states them, and no over/underflow in the
+ *     format's range (D max|x|^2 and D max|x| representable, var, gamma, beta and the outputs
+ *     well above the smallest normal: the bounds are first-order and say nothing outside it);
+ *  2. non-finite inputs propagate: where an output's inputs hold a NaN or Inf and the reference
+ *     output is NaN/Inf, the kernel's is too (every kernel: nothing may "repair" a NaN);
+ *  3. the "accurate" kernels (statistics in double for a narrower storage format) give a finite
+ *     output wherever the reference's is finite and every input is finite, including the
+ *     overflow and tiny-variance cases;
+ *  4. the ABI: the same y whether y aliases x (in place) or not, and whether mean/rstd are
+ *     requested or not; x untouched; nothing written outside y (AddressSanitizer checks that,
+ *     the buffers have exactly rows * D elements); misaligned rows work.
+ * The naive kernel's NaN from a negative variance is its documented failure, not a fuzz
+ * failure: it is outside 1-3 unless its bound is finite there.
+ *
+ * Built by `make fuzz` (libFuzzer); tests/test_edge.c replays tests/regress/fuzz_kernels/ and the
+ * seed corpus through ln_fuzz_kernels_check() below. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accuracy.h"
+#include "fuzz.h"
+#include "kernel.h"
+#include "reference.h"
+
+#define FUZZ_MAX_D 300
+#define FUZZ_MAX_ROWS 3
+
+/* Reads bytes cyclically, so that short inputs still fill long rows (a one-byte tail makes a
+ * constant row); zeros when there is no data at all. */
+typedef struct {
+    const uint8_t *p;
+    size_t n, at;
+} byte_source;
+
+static uint8_t next_byte(byte_source *s)
+{
+    if (s->n == 0) return 0;
+    uint8_t b = s->p[s->at % s->n];
+    s->at++;
+    return b;
+}
+
+static void next_bytes(byte_source *s, void *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) ((uint8_t *)out)[i] = next_byte(s);
+}
+
+/* How a buffer's values are drawn. */
+enum { VAL_RAW, VAL_OFFSET };
+
+/* Fills n elements of format t: raw bit patterns (every NaN, Inf, subnormal), or
+ * offset + scale * int8 with offset and scale powers of two over the format's whole range
+ * (ill-conditioned, huge, tiny and constant rows). */
+static void fill_values(ln_dtype t, void *buf, size_t n, int mode, byte_source *s)
+{
+    const ln_format *f = ln_fmt(t);
+    if (mode == VAL_RAW) {
+        next_bytes(s, buf, n * f->size);
+        return;
+    }
+    int span = f->emax - f->emin + f->p + 2;
+    int e_off = f->emin - f->p + (int)(next_byte(s) % span);
+    int e_scale = f->emin - f->p + (int)(next_byte(s) % span);
+    double offset = (next_byte(s) & 1) ? 0.0 : ldexp(1.0, e_off) * (next_byte(s) & 1 ? -1 : 1);
+    double scale = ldexp(1.0, e_scale);
+    for (size_t i = 0; i < n; i++) ln_store(t, buf, i, offset + scale * (int8_t)next_byte(s));
+}
+
+/* Like the harness's draws: gamma ~ 1 + 0.25 U(-1,1), beta ~ 0.25 U(-1,1). */
+static void fill_affine_like_harness(ln_dtype t, void *gamma, void *beta, size_t D, byte_source *s)
+{
+    for (size_t i = 0; i < D; i++) {
+        ln_store(t, gamma, i, 1.0 + 0.25 * (int8_t)next_byte(s) / 128.0);
+        ln_store(t, beta, i, 0.25 * (int8_t)next_byte(s) / 128.0);
+    }
+}
+
+typedef struct {
+    ln_dtype t;
+    size_t D, rows;
+    double eps;
+    int affine;     /* 0 none, 1 harness-like, 2 raw values */
+    int in_place;   /* second run with y aliasing x */
+    int misalign;   /* x and y start one element past an allocation's start */
+    int stats;      /* second run asks for mean and rstd */
+    void *x, *gamma, *beta;
+} fuzz_problem;
+
+static const double eps_table[] = {0.0, 1e-12, 1e-6, 1e-5, 1e-3, 1.0, 0x1p-1074, 1e-40, 1e-300, 0x1p-149};
+
+/* Decodes the bytes into p (buffers malloc'ed; x holds one spare element in front when
+ * misaligned). Layout: flags, eps selector [8 bytes of eps], D (2 bytes), rows, then values. */
+static void decode(const uint8_t *data, size_t size, fuzz_problem *p)
+{
+    byte_source hdr = {data, size < 5 ? size : 5, 0};
+    uint8_t flags = next_byte(&hdr), eps_sel = next_byte(&hdr);
+    p->t = (ln_dtype)(flags & 3);
+    p->affine = (flags >> 2) & 3;
+    if (p->affine == 3) p->affine = 1;
+    p->in_place = (flags >> 4) & 1;
+    p->misalign = (flags >> 5) & 1;
+    p->stats = (flags >> 6) & 1;
+    int mode = (flags >> 7) ? VAL_OFFSET : VAL_RAW;
+    p->D = (size_t)(next_byte(&hdr) | next_byte(&hdr) << 8) % (FUZZ_MAX_D + 1);
+    p->rows = next_byte(&hdr) % (FUZZ_MAX_ROWS + 1);
+    size_t used = 5;
+    if (eps_sel < 2 * sizeof eps_table / sizeof eps_table[0]) {
+        p->eps = eps_table[eps_sel % (sizeof eps_table / sizeof eps_table[0])];
+    } else {
+        /* any non-negative finite double (NaN/Inf/negative eps is not a LayerNorm) */
+        uint64_t bits = 0;
+        for (int i = 0; i < 8 && used < size; i++) bits |= (uint64_t)data[used++] << (8 * i);
+        memcpy(&p->eps, &bits, sizeof p->eps);
+        p->eps = fabs(p->eps);
+        if (!isfinite(p->eps)) p->eps = 0.0;
+    }
+    byte_source s = {data + (used < size ? used : size), used < size ? size - used : 0, 0};
+    size_t es = ln_fmt(p->t)->size, n = p->rows * p->D;
+    p->x = calloc(n + (size_t)p->misalign, es); /* exactly: AddressSanitizer sees any overrun */
+    fill_values(p->t, (char *)p->x + (p->misalign ? es : 0), n, mode, &s);
+    p->gamma = p->beta = NULL;
+    if (p->affine) {
+        p->gamma = malloc(p->D * es);
+        p->beta = malloc(p->D * es);
+        if (p->affine == 1) {
+            fill_affine_like_harness(p->t, p->gamma, p->beta, p->D, &s);
+        } else {
+            fill_values(p->t, p->gamma, p->D, VAL_RAW, &s);
+            fill_values(p->t, p->beta, p->D, VAL_RAW, &s);
+        }
+    }
+}
+
+static const void *x_of(const fuzz_problem *p) { return (const char *)p->x + (p->misalign ? ln_fmt(p->t)->size : 0); }
+
+/* The reference for every row, as a prepared case (so accuracy.h's metrics apply). */
+static void reference(const fuzz_problem *p, ln_prepared *ref)
+{
+    size_t n = p->rows * p->D, es = ln_fmt(p->t)->size;
+    memset(ref, 0, sizeof *ref);
+    ref->c.dtype = p->t;
+    ref->c.D = p->D;
+    ref->c.rows = p->rows;
+    ref->c.eps = p->eps;
+    ref->c.affine = p->affine != 0;
+    ref->x = (void *)x_of(p);
+    ref->gamma = p->gamma;
+    ref->beta = p->beta;
+    ref->y_ref = malloc(n * es + 1);
+    ref->y_hi = malloc(n * sizeof(double) + 1);
+    ref->y_lo = malloc(n * sizeof(double) + 1);
+    ref->stats = malloc(p->rows * sizeof(ln_ref_stats) + 1);
+    for (size_t r = 0; r < p->rows && p->D > 0; r++)
+        ln_ref_row(p->t, p->D, (const char *)ref->x + r * p->D * es, p->gamma, p->beta, p->eps,
+                   (char *)ref->y_ref + r * p->D * es, ref->y_hi + r * p->D, ref->y_lo + r * p->D,
+                   &ref->stats[r]);
+}
+
+/* Frees the reference (whose inputs are the problem's) and the problem. */
+static void problem_free(fuzz_problem *p, ln_prepared *ref)
+{
+    ref->x = ref->gamma = ref->beta = NULL;
+    ln_prepared_free(ref);
+    free(p->x);
+    free(p->gamma);
+    free(p->beta);
+}
+
+/* Row r of a prepared case as a one-row case of its own. */
+static ln_prepared row_view(const ln_prepared *all, size_t r)
+{
+    ln_prepared v = *all;
+    size_t off = r * all->c.D, es = ln_fmt(all->c.dtype)->size;
+    v.c.rows = 1;
+    v.x = (char *)all->x + off * es;
+    v.y_ref = (char *)all->y_ref + off * es;
+    v.y_hi = all->y_hi + off;
+    v.y_lo = all->y_lo + off;
+    v.stats = all->stats + r;
+    return v;
+}
+
+static int all_finite(ln_dtype t, const void *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        if (!isfinite(ln_load(t, v, i))) return 0;
+    return 1;
+}
+
+/* Row r is inside the domain where k->bound is claimed (see 1. above). */
+static int in_bound_domain(const fuzz_problem *p, const ln_prepared *row)
+{
+    const ln_format *f = ln_fmt(p->t);
+    const ln_ref_stats *st = row->stats;
+    size_t D = p->D;
+    if (!all_finite(p->t, row->x, D) || !all_finite(p->t, p->gamma, D) || !all_finite(p->t, p->beta, D))
+        return 0;
+    if (!(st->var >= p->eps) || !(st->var >= ldexp(1.0, f->emin + 4))) return 0;
+    double max_x = 0, max_gxhat = 0;
+    for (size_t i = 0; i < D; i++) max_x = fmax(max_x, fabs(ln_load(p->t, row->x, i)));
+    if (max_x * max_x * (double)D >= ldexp(1.0, f->emax - 1) || max_x * (double)D >= ldexp(1.0, f->emax - 1))
+        return 0;
+    for (size_t i = 0; p->gamma && i < D; i++) {
+        double g = ln_load(p->t, p->gamma, i);
+        if (fabs(g) > 2) return 0;
+        max_gxhat = fmax(max_gxhat, fabs(g * (ln_load(p->t, row->x, i) - st->mean) * st->rstd));
+    }
+    for (size_t i = 0; p->beta && i < D; i++)
+        if (fabs(ln_load(p->t, p->beta, i)) > max_gxhat) return 0;
+    /* No gradual underflow worth a unit roundoff: gamma and beta normal or zero, outputs well
+     * above the smallest normal, and when some exact output is subnormal (flushed to zero by
+     * some instructions), the largest so far above it that a flush costs under u/16. */
+    double smallest = ldexp(1.0, f->emin), max_y = 0;
+    int subnormal_y = 0;
+    for (size_t i = 0; i < D; i++) {
+        double g = p->gamma ? ln_load(p->t, p->gamma, i) : 1, b = p->beta ? ln_load(p->t, p->beta, i) : 0;
+        double ex = fabs(row->y_hi[i] + row->y_lo[i]);
+        if ((g != 0 && fabs(g) < smallest) || (b != 0 && fabs(b) < smallest)) return 0;
+        max_y = fmax(max_y, ex);
+        subnormal_y |= ex != 0 && ex < smallest;
+    }
+    return max_y >= ldexp(smallest, subnormal_y ? f->p + 4 : 4);
+}
+
+/* Kernels that promise finite outputs wherever the exact result is finite (see 3. above): the
+ * "accurate" ones, which keep their statistics in a wider format than the storage. (An f64
+ * two-pass kernel does not: its squares of values below 1e-154 underflow, and with eps = 0 it
+ * divides by a zero variance.) */
+static int claims_robust(const ln_kernel *k)
+{
+    char alg[64];
+    return strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "accurate") == 0;
+}
+
+static int failf(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int failf(char *msg, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+/* Bitwise equality, any NaN equal to any NaN. */
+static int same_outputs(ln_dtype t, const void *a, const void *b, size_t n, size_t *at)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = ln_load(t, a, i), v = ln_load(t, b, i);
+        if (!(isnan(u) && isnan(v)) && memcmp((const char *)a + i * ln_fmt(t)->size,
+                                              (const char *)b + i * ln_fmt(t)->size, ln_fmt(t)->size)) {
+            *at = i;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Runs kernel k on p and checks 1-4; returns 0, or 1 with a message in msg. */
+static int check_kernel(const ln_kernel *k, const fuzz_problem *p, const ln_prepared *ref, char *msg, size_t len)
+{
+    size_t n = p->rows * p->D, es = ln_fmt(p->t)->size, D = p->D;
+    const char *x = x_of(p);
+    char head[160];
+    snprintf(head, sizeof head, "kernel %s, %s, D=%zu, rows=%zu, eps=%a, affine=%d", k->name,
+             ln_fmt(p->t)->name, D, p->rows, p->eps, p->affine);
+
+    /* out of place, no statistics; x copied to check it stays untouched */
+    char *x_copy = malloc(n * es), *y_buf = malloc((n + (size_t)p->misalign) * es);
+    char *y = y_buf + (p->misalign ? es : 0);
+    memcpy(x_copy, x, n * es);
+    ln_args a = {.rows = p->rows, .D = D, .x = x, .y = y, .gamma = p->gamma, .beta = p->beta, .eps = p->eps};
+    k->forward(&a);
+    int bad = 0;
+    size_t at;
+    if (memcmp(x_copy, x, n * es)) bad = failf(msg, len, "%s: modified its input x", head);
+
+    /* second run: in place and/or with statistics, must give the same y */
+    char *y2_buf = NULL;
+    double *mean = NULL, *rstd = NULL;
+    if (!bad && (p->in_place || p->stats)) {
+        y2_buf = malloc((n + (size_t)p->misalign) * es);
+        char *y2 = y2_buf + (p->misalign ? es : 0);
+        memcpy(y2, x, n * es);
+        ln_args b = a;
+        if (p->in_place) b.x = b.y = y2;
+        else b.y = y2;
+        if (p->stats) {
+            mean = malloc(p->rows * sizeof *mean);
+            rstd = malloc(p->rows * sizeof *rstd);
+            b.mean = mean;
+            b.rstd = rstd;
+        }
+        k->forward(&b);
+        if (!same_outputs(p->t, y, y2, n, &at))
+            bad = failf(msg, len, "%s: y differs when run %s (element %zu: %a vs %a)", head,
+                        p->in_place ? "in place" : "with mean/rstd out", at, ln_load(p->t, y, at),
+                        ln_load(p->t, y2, at));
+    }
+
+    for (size_t r = 0; r < p->rows && !bad; r++) {
+        ln_prepared row = row_view(ref, r);
+        const char *xr = x + r * D * es, *yr = y + r * D * es;
+        const ln_ref_stats *st = row.stats;
+        int row_finite = all_finite(p->t, xr, D);
+        for (size_t i = 0; i < D && !bad; i++) {
+            /* the correctly rounded reference: Inf where the exact value overflows the format */
+            double yi = ln_load(p->t, yr, i), ex = ln_load(p->t, row.y_ref, i);
+            int inputs_finite = row_finite && (!p->gamma || isfinite(ln_load(p->t, p->gamma, i))) &&
+                                (!p->beta || isfinite(ln_load(p->t, p->beta, i)));
+            if (!inputs_finite && !isfinite(ex) && isfinite(yi))
+                bad = failf(msg, len, "%s: row %zu col %zu: non-finite input gives finite %a (reference %a)", head,
+                            r, i, yi, ex);
+            else if (inputs_finite && claims_robust(k) && isfinite(ex) && !isfinite(yi))
+                bad = failf(msg, len, "%s: row %zu col %zu: x=%a gives %a where the exact result is %a (var %a, mean %a)",
+                            head, r, i, ln_load(p->t, xr, i), yi, ex, st->var, st->mean);
+        }
+        if (bad || !in_bound_domain(p, &row)) continue;
+        double bound = k->bound(D, st->kappa);
+        if (!isfinite(bound)) continue;
+        ln_errors e;
+        ln_measure_output(&row, yr, &e);
+        if (e.nonfinite > 0 || !(e.max_norm <= bound)) {
+            /* name the element with the largest error */
+            size_t worst = 0;
+            double werr = -1;
+            for (size_t i = 0; i < D; i++) {
+                double err = fabs(ln_load(p->t, yr, i) - (row.y_hi[i] + row.y_lo[i]));
+                if (!(err <= werr)) werr = err, worst = i;
+            }
+            bad = failf(msg, len,
+                        "%s: row %zu breaks its bound: normwise error %g u > %g u (kappa %g, var %a, mean %a); "
+                        "worst col %zu: x=%a y=%a exact=%a",
+                        head, r, e.max_norm, bound, st->kappa, st->var, st->mean, worst,
+                        ln_load(p->t, xr, worst), ln_load(p->t, yr, worst), row.y_hi[worst] + row.y_lo[worst]);
+        }
+    }
+    free(x_copy);
+    free(y_buf);
+    free(y2_buf);
+    free(mean);
+    free(rstd);
+    return bad;
+}
+
+/* Every available kernel of the input's dtype on the problem the bytes describe. Returns 0, or
+ * 1 with a message naming kernel, D, eps and element in msg. */
+int ln_fuzz_kernels_check(const uint8_t *data, size_t size, char *msg, size_t len);
+int ln_fuzz_kernels_check(const uint8_t *data, size_t size, char *msg, size_t len)
+{
+    fuzz_problem p;
+    decode(data, size, &p);
+    ln_prepared ref;
+    reference(&p, &ref);
+    int bad = 0;
+    for (size_t i = 0; i < ln_num_kernels && !bad; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        if (k->dtype == p.t && ln_kernel_available(k)) bad = check_kernel(k, &p, &ref, msg, len);
+    }
+    problem_free(&p, &ref);
+    return bad;
+}
+
+LN_FUZZ_ENTRY("fuzz_kernels", ln_fuzz_kernels_check)

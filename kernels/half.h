@@ -99,6 +99,7 @@ static inline double ln_half_f32acc_bound(double c, double kappa, double us)
 static inline void ln_half_twopass_scalar(const ln_args *a, ln_dtype t)
 {
     const uint16_t *g = a->gamma, *b = a->beta;
+    if (a->D == 0) return; /* nothing to normalize: no statistics either */
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * a->D;
         uint16_t *y = (uint16_t *)a->y + r * a->D;
@@ -213,6 +214,7 @@ static inline void ln_half_epilogue_avx512(ln_dtype t, const uint16_t *x, uint16
 static inline void ln_half_twopass_avx512(const ln_args *a, ln_dtype t, int mulbias)
 {
     const size_t D = a->D;
+    if (D == 0) return; /* nothing to normalize: no statistics either */
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * D;
         uint16_t *y = (uint16_t *)a->y + r * D;

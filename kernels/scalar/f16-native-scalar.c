@@ -11,6 +11,7 @@ static void forward(const ln_args *a)
 {
     const uint16_t *g = a->gamma, *b = a->beta;
     const float n = r16((float)a->D), eps = ln_f16_to_f32(ln_f64_to_f16(a->eps));
+    if (a->D == 0) return; /* nothing to normalize: no statistics either */
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * a->D;
         uint16_t *y = (uint16_t *)a->y + r * a->D;

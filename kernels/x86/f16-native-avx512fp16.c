@@ -22,6 +22,7 @@ static void forward(const ln_args *a)
     const size_t D = a->D;
     const _Float16 n = (_Float16)D, eps = (_Float16)a->eps; /* both rounded to f16 */
     const uint16_t *g = a->gamma, *b = a->beta;
+    if (D == 0) return; /* nothing to normalize: no statistics either */
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * D;
         uint16_t *y = (uint16_t *)a->y + r * D;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "outfile.h"
@@ -189,6 +190,15 @@ const char *ln_npy_read(const char *path, ln_npy_array *a)
         goto out;
     }
     size_t n = a->rows * a->cols;
+    /* Compare the claimed size with the file before allocating anything of that size. */
+    struct stat st;
+    long pos = ftell(f);
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && pos >= 0 &&
+        (uint64_t)(st.st_size - pos) / size < n) {
+        err = fail("truncated: the shape needs %zu elements, the file holds %lld", n,
+                   (long long)(st.st_size - pos) / (long long)size);
+        goto out;
+    }
     raw = malloc(n * size);
     a->data = malloc(n * sizeof *a->data);
     if (!raw || !a->data) {

@@ -10,7 +10,8 @@ eval logtics("y", floor, top, floorcut ? 3 : 1)
 set xrange [xmin:xmax]
 set xlabel "throughput, " . regime . "-resident (GB/s, median over D)"
 set ylabel "worst normwise error on offset:1e4..1e6 rows (units of u)"
-set key outside top center horizontal Left reverse samplen 2 spacing 1.2 width 2
+set key outside bottom center horizontal Left reverse samplen 2 spacing 1.2 width 2
+set bmargin 6
 plot frontier using 1:2 with fsteps dt 2 lw 1.5 lc rgb "#555555" title "Pareto frontier", \
      for [i=1:words(files)] word(files, i) using 1:2 with points ps 1.8 lw 2 \
          lc rgb kcolor(word(idx, i)) pt kpoint(word(idx, i)), \

@@ -107,6 +107,35 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 test: $(TEST_BIN) $(BUILD)/lnbench
 	@LNBENCH=$(BUILD)/lnbench tests/run.sh $(TEST_BIN)
 
+# `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
+# cache- and memory-resident inputs, probes beside) and a one-line-per-kernel summary, all in
+# $(RESULTS)/. QUICK=1: 2 D, 3 repetitions, shorter min time. Budget: docs/timing.md.
+# BENCH_ARGS=... adds flags to the timing run (e.g. --benchmark_enable_random_interleaving=true).
+# `make compare BASE=old.json NEW=new.json`: Google Benchmark's compare.py on two bench.json.
+BENCH_ACCURACY_DISTS := normal,offset:1e4,offset:1e6,const,outlier:1000
+ifeq ($(QUICK),1)
+BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096 --rows 4
+BENCH_TIMING_FLAGS := --D 768,4096 --bytes 1M,256M --max-call-seconds 0.2 \
+                      --benchmark_repetitions=3 --benchmark_min_time=0.02
+else
+BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096
+BENCH_TIMING_FLAGS := --D 768,1024,4096,8192,16384 --bytes 1M,256M --max-call-seconds 0.5 \
+                      --benchmark_repetitions=5 --benchmark_min_time=0.05
+endif
+.PHONY: bench compare
+bench: $(BUILD)/lnbench
+	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
+	$(BUILD)/lnbench accuracy --quiet $(BENCH_ACCURACY_FLAGS) --out $(RESULTS)/accuracy.csv
+	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(BENCH_ARGS)
+	@echo
+	@$(BUILD)/lnbench summary --bench $(RESULTS)/bench.csv --accuracy $(RESULTS)/accuracy.csv
+	@$(MAKE) --no-print-directory sweeps plots report
+	@echo "make bench: $$(( $$(date +%s) - $$(cat $(BUILD)/.bench-start) )) s wall time; results in $(RESULTS)/"
+
+compare:
+	@[ -n "$(BASE)" ] && [ -n "$(NEW)" ] || { echo "usage: make compare BASE=old.json NEW=new.json" >&2; exit 2; }
+	/usr/bin/python3 /usr/share/benchmark/compare.py benchmarks $(BASE) $(NEW)
+
 # `make fuzz SECONDS=N`: builds each libFuzzer target fuzz/fuzz_<name>.c into build-fuzz/ and
 # runs it N seconds on a working corpus (build-fuzz/corpus/<name>) seeded from fuzz/corpus/<name>;
 # a failing input lands in build-fuzz/crashes/<name>/ (replay: build-fuzz/fuzz/<name> FILE).

@@ -41,15 +41,18 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   public:
     explicit CollectingReporter(benchmark::BenchmarkReporter *display) : display_(display) {}
 
-    bool ReportContext(const Context &context) override { return display_->ReportContext(context); }
+    bool ReportContext(const Context &context) override { return display_ ? display_->ReportContext(context) : true; }
 
     void ReportRuns(const std::vector<Run> &runs) override
     {
-        display_->ReportRuns(runs);
+        if (display_) display_->ReportRuns(runs);
         for (const Run &run : runs) results.push_back(convert(run));
     }
 
-    void Finalize() override { display_->Finalize(); }
+    void Finalize() override
+    {
+        if (display_) display_->Finalize();
+    }
 
     std::vector<ln_gb_result> results;
 
@@ -61,6 +64,7 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
         copy_string(r.name, sizeof r.name, run.run_name.str());
         if (run.run_type == Run::RT_Aggregate) copy_string(r.aggregate, sizeof r.aggregate, run.aggregate_name);
         r.repetition = run.repetition_index;
+        r.repetitions = run.repetitions;
         r.iterations = run.iterations;
         r.error = run.error_occurred;
         if (run.run_type == Run::RT_Aggregate && run.aggregate_unit == benchmark::kPercentage) {
@@ -80,8 +84,12 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
         return r;
     }
 
-    benchmark::BenchmarkReporter *display_;
+    benchmark::BenchmarkReporter *display_;  // null: nothing shown
 };
+
+// The reporter of the ln_gb_run in progress, for ln_gb_results_so_far.
+CollectingReporter *running = nullptr;
+bool display = true;
 
 }  // namespace
 
@@ -135,8 +143,10 @@ void ln_gb_counter(ln_gb_state *st, const char *name, double value, unsigned fla
 
 size_t ln_gb_run(ln_gb_result **out)
 {
-    CollectingReporter reporter(benchmark::CreateDefaultDisplayReporter());
+    CollectingReporter reporter(display ? benchmark::CreateDefaultDisplayReporter() : nullptr);
+    running = &reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
+    running = nullptr;
     benchmark::ClearRegisteredBenchmarks();
     size_t n = reporter.results.size();
     *out = static_cast<ln_gb_result *>(std::malloc((n ? n : 1) * sizeof **out));
@@ -146,6 +156,14 @@ size_t ln_gb_run(ln_gb_result **out)
     }
     if (n) std::memcpy(*out, reporter.results.data(), n * sizeof **out);
     return n;
+}
+
+void ln_gb_set_display(int show) { display = show != 0; }
+
+size_t ln_gb_results_so_far(const ln_gb_result **out)
+{
+    *out = running ? running->results.data() : nullptr;
+    return running ? running->results.size() : 0;
 }
 
 double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate,

@@ -60,7 +60,9 @@ void ln_gb_counter(ln_gb_state *st, const char *name, double value, unsigned fla
 typedef struct {
     char name[192];                 /* the run name, without the aggregate suffix */
     char aggregate[16];
-    int64_t repetition, iterations;
+    int64_t repetition;             /* index of a single repetition; -1 for an aggregate */
+    int64_t repetitions;            /* how many the benchmark ran */
+    int64_t iterations;             /* for an aggregate: the count of repetitions it is over */
     double real_ns, cpu_ns;         /* per iteration (for an aggregate: the statistic of it) */
     int error;                      /* the run called ln_gb_skip_with_error */
     int ncounters;
@@ -70,10 +72,19 @@ typedef struct {
     } counters[LN_GB_MAX_COUNTERS];
 } ln_gb_result;
 
+/* Whether ln_gb_run prints Google Benchmark's console report (default 1); the JSON file and
+ * the collected results are unaffected. */
+void ln_gb_set_display(int show);
+
 /* Runs the registered benchmarks that --benchmark_filter selects, reporting to the console
  * and to --benchmark_out, and collects every run into *out (malloc'ed, free() it). Returns
  * the count of collected runs. Registered benchmarks are cleared afterwards. */
 size_t ln_gb_run(ln_gb_result **out);
+
+/* While ln_gb_run runs (from inside a benchmark function): the runs reported so far, valid
+ * until the next benchmark finishes. Lets a case be skipped when an earlier, smaller one
+ * predicts it would take too long. */
+size_t ln_gb_results_so_far(const ln_gb_result **out);
 
 /* The counter `counter` of the run called name with aggregate `aggregate` ("" for a single
  * repetition's run, first found), or NaN if there is none. */

@@ -14,6 +14,8 @@ static const struct {
     {"list", cmd_list, "list every kernel, whether this CPU can run it, and how it computes"},
     {"accuracy", cmd_accuracy, "measure kernels against the MPFR reference: results/accuracy.csv"},
     {"stats", cmd_stats, "exact count, mean and variances of a file of decimal numbers"},
+    {"bench", cmd_bench, "time kernels with Google Benchmark beside bandwidth probes: results/bench.{csv,json}"},
+    {"summary", cmd_summary, "one line per kernel from results/bench.csv and results/accuracy.csv"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 

@@ -6,5 +6,7 @@
 int cmd_list(int argc, char **argv);
 int cmd_accuracy(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
 
 #endif

@@ -90,7 +90,10 @@ static void test_repetitions_give_aggregates(void **state)
     ln_gb_result *r;
     size_t n = ln_gb_run(&r);
     int reps = 0;
-    for (size_t i = 0; i < n; i++) reps += r[i].aggregate[0] == 0;
+    for (size_t i = 0; i < n; i++) {
+        reps += r[i].aggregate[0] == 0;
+        assert_int_equal(r[i].repetitions, 3);
+    }
     assert_int_equal(reps, 3);
     const char *name = "c-repeated/min_time:0.001/repeats:3/real_time";
     double lo = ln_gb_lookup(r, n, name, "min", "bytes_per_second");

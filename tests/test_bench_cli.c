@@ -1,0 +1,182 @@
+/* lnbench bench end to end on a tiny case (the binary is $LNBENCH): the CSV's header and rows,
+ * its numbers consistent with each other and with the shape asked for, the JSON and metadata
+ * beside it; bad flags exit 2 with a message naming them. No timing is asserted. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tmpdir.h"
+
+static const char *lnbench;
+
+/* Runs lnbench with args (shell words), stderr kept in test_dir/err; returns the exit status. */
+static int run(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' %s >%s 2>%s", lnbench, args, test_path("out"), test_path("err"));
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *name)
+{
+    FILE *f = fopen(test_path(name), "r");
+    if (!f) return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static int exists(const char *name) { return access(test_path(name), F_OK) == 0; }
+
+#define MAX_ROWS 8
+#define MAX_COLS 24
+typedef struct {
+    int nrows, ncols;
+    char header[MAX_COLS][32];
+    char cell[MAX_ROWS][MAX_COLS][64];
+} csv;
+
+static void parse_csv(const char *text, csv *t)
+{
+    memset(t, 0, sizeof *t);
+    int r = -1, c = 0;
+    size_t k = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == ',' || *p == '\n') {
+            if (r >= 0) assert_true(c < MAX_COLS);
+            c++, k = 0;
+            if (*p == '\n') {
+                if (r < 0) t->ncols = c;
+                else assert_int_equal(c, t->ncols); /* every row has every column */
+                r++, c = 0;
+                assert_true(r < MAX_ROWS);
+            }
+            continue;
+        }
+        char *dst = r < 0 ? t->header[c] : t->cell[r][c];
+        size_t cap = r < 0 ? sizeof t->header[0] : sizeof t->cell[0][0];
+        assert_true(k + 1 < cap);
+        dst[k++] = *p;
+    }
+    t->nrows = r;
+}
+
+static int col(const csv *t, const char *name)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (!strcmp(t->header[c], name)) return c;
+    fail_msg("column %s missing", name);
+    return -1;
+}
+
+static int row_of(const csv *t, const char *kernel)
+{
+    int k = col(t, "kernel");
+    for (int r = 0; r < t->nrows; r++)
+        if (!strcmp(t->cell[r][k], kernel)) return r;
+    fail_msg("no row for %s", kernel);
+    return -1;
+}
+
+static double num(const csv *t, int r, const char *name) { return strtod(t->cell[r][col(t, name)], NULL); }
+
+static void test_tiny_run_writes_consistent_csv(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args,
+             "bench --kernels f32-twopass-scalar,f64-twopass-scalar --D 64 --bytes 64K "
+             "--benchmark_min_time=0.01 --benchmark_repetitions=1 --out %s",
+             test_path("b.csv"));
+    assert_int_equal(run(args), 0);
+    csv t;
+    parse_csv(slurp("b.csv"), &t);
+    /* the two kernels and the two probes of the one size */
+    assert_int_equal(t.nrows, 4);
+    const char *needed[] = {"kernel", "dtype", "D", "rows", "bytes", "ns_per_row", "gbps", "gbps_min", "gbps_max",
+                            "cv", "bw_fraction", "regime", "repetitions"};
+    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) col(&t, needed[i]);
+
+    int copy = row_of(&t, "probe-copy"), stream = row_of(&t, "probe-stream");
+    assert_true(num(&t, copy, "gbps") > 0 && num(&t, stream, "gbps") > 0);
+    assert_int_equal((int)num(&t, copy, "bytes"), 65536);
+    assert_true(num(&t, copy, "bw_fraction") == 1);
+    const char *kernels[] = {"f32-twopass-scalar", "f64-twopass-scalar"};
+    const int elem[] = {4, 8};
+    for (int i = 0; i < 2; i++) {
+        int r = row_of(&t, kernels[i]);
+        assert_string_equal(t.cell[r][col(&t, "dtype")], i ? "f64" : "f32");
+        assert_int_equal((int)num(&t, r, "D"), 64);
+        /* rows chosen so that x is 64 KiB at this element size */
+        assert_int_equal((int)num(&t, r, "rows"), 65536 / (64 * elem[i]));
+        assert_int_equal((int)num(&t, r, "bytes"), 65536);
+        assert_string_equal(t.cell[r][col(&t, "regime")], "cache");
+        assert_int_equal((int)num(&t, r, "repetitions"), 1);
+        double gbps = num(&t, r, "gbps");
+        assert_true(gbps > 0 && num(&t, r, "gbps_min") == gbps && num(&t, r, "gbps_max") == gbps);
+        /* gbps counts x read + y written: 2 x 64 KiB per call, i.e. per row 2 D elements */
+        double ns_per_row = num(&t, r, "ns_per_row");
+        assert_true(fabs(gbps * ns_per_row / (2.0 * 64 * elem[i]) - 1) < 1e-3);
+        assert_true(fabs(num(&t, r, "bw_fraction") / (gbps / num(&t, copy, "gbps")) - 1) < 1e-3);
+    }
+    /* Google Benchmark's JSON with the metadata in its context, and the sidecar */
+    const char *json = slurp("b.json");
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"cpu_model\""));
+    assert_non_null(strstr(json, "f32-twopass-scalar/D:64/rows:256/real_time"));
+    assert_non_null(strstr(json, "probe-copy/bytes:64K/real_time"));
+    assert_true(exists("b.csv.meta.json"));
+    assert_no_temp_files();
+}
+
+static void expect_usage_error(const char *args, const char *mention)
+{
+    char full[512];
+    snprintf(full, sizeof full, "bench --kernels f32-twopass-scalar --D 64 --bytes 64K %s --out %s", args,
+             test_path("bad.csv"));
+    assert_int_equal(run(full), 2);
+    const char *err = slurp("err");
+    if (!strstr(err, mention)) fail_msg("'%s': stderr does not mention '%s':\n%s", args, mention, err);
+    assert_false(exists("bad.csv"));
+}
+
+static void test_bad_flags_exit_2(void **state)
+{
+    (void)state;
+    expect_usage_error("--benchmark_foo=1", "--benchmark_foo");
+    expect_usage_error("--benchmark_min_time=0.5s", "--benchmark_min_time");  /* 1.7.1: seconds, no suffix */
+    expect_usage_error("--benchmark_format=xml", "xml");
+    expect_usage_error("--bytes 12Q", "--bytes");
+    expect_usage_error("--bytes 0", "--bytes");
+    expect_usage_error("--threads 3", "--threads");
+    expect_usage_error("--rows 4", "not both");
+    expect_usage_error("--dist nosuch", "nosuch");
+    assert_no_temp_files();
+}
+
+static int setup(void **state)
+{
+    lnbench = getenv("LNBENCH");
+    if (!lnbench) lnbench = "./lnbench";
+    return test_dir_create(state);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tiny_run_writes_consistent_csv),
+        cmocka_unit_test(test_bad_flags_exit_2),
+    };
+    return cmocka_run_group_tests(tests, setup, test_dir_remove);
+}

@@ -264,14 +264,16 @@ int cmd_accuracy(int argc, char **argv)
     }
     char meta_path[4200];
     snprintf(meta_path, sizeof meta_path, "%s.meta.json", out_path);
-    ln_outfile out;
+    ln_outfile out, meta;
     ln_out_open(&out, out_path);
+    ln_out_open(&meta, meta_path); /* opened now so that a long run cannot end unwritable */
     fprintf(out.f, "%s\n", csv_header);
 
     /* ---- run ---- */
     struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* `lnbench accuracy | head`: the table is lost, the CSV still written */
     progress pr = {.total = total, .show = !quiet && total > 4, .tty = isatty(2)};
     if (!quiet)
         printf("%-28s %-14s %6s %-7s %10s %10s %8s %10s %9s\n", "kernel", "dist", "D", "eps", "max_ulp", "mean_ulp",
@@ -330,7 +332,9 @@ int cmd_accuracy(int argc, char **argv)
                 }
         }
     progress_clear(&pr);
-    ln_meta_write_file(meta_path, seed, argc + 1, argv - 1); /* main passes argv + 1: include the program */
+    ln_meta_write_json(meta.f, seed, argc + 1, argv - 1); /* main passes argv + 1: include the program */
+    fputc('\n', meta.f);
+    ln_out_commit(&meta);
     ln_out_commit(&out);
     if (interrupted) {
         fprintf(stderr, "interrupted: %zu of %zu cases written to %s\n", pr.done, total, out_path);

@@ -114,6 +114,7 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
             fprintf(stderr, "lnbench: --kernels: no kernel matches '%s'; kernels:", items[j]);
             for (size_t i = 0; i < ln_num_kernels; i++) fprintf(stderr, " %s", ln_all_kernels[i]->name);
             fputc('\n', stderr);
+            free(items), free(chosen), free(ks); /* so the leak checker keeps exit status 2 */
             exit(LN_EXIT_USAGE);
         }
     }

@@ -47,7 +47,7 @@ const char *ln_cpu_model(void)
 {
     static char brand[49];
     unsigned r[12];
-    if (__get_cpuid_max(0x80000000, NULL) < 0x80000004u) return "unknown";
+    if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000004u) return "unknown";
     for (unsigned i = 0; i < 3; i++)
         __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2], &r[4 * i + 3]);
     memcpy(brand, r, 48);

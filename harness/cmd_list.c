@@ -26,17 +26,20 @@ int cmd_list(int argc, char **argv)
     }
     if (optind < argc) ln_die_usage("list: unexpected argument '%s'", argv[optind]);
     char isa[128], alg[64];
+    int w = 6; /* the name column fits the longest name */
+    for (size_t i = 0; i < ln_num_kernels; i++)
+        if ((int)strlen(ln_all_kernels[i]->name) > w) w = (int)strlen(ln_all_kernels[i]->name);
     if (csv) puts("name,dtype,algorithm,isa,available,how");
     else
-        printf("CPU: %s; features: %s\n\n%-28s %-5s %-16s %-11s %-5s %s\n", ln_cpu_model(),
-               ln_isa_names(ln_cpu_features(), isa, sizeof isa), "kernel", "dtype", "algorithm", "isa", "here",
+        printf("CPU: %s; features: %s\n\n%-*s %-5s %-16s %-11s %-5s %s\n", ln_cpu_model(),
+               ln_isa_names(ln_cpu_features(), isa, sizeof isa), w, "kernel", "dtype", "algorithm", "isa", "here",
                "how");
     for (size_t i = 0; i < ln_num_kernels; i++) {
         const ln_kernel *k = ln_all_kernels[i];
         const char *dt = ln_fmt(k->dtype)->name, *here = ln_kernel_available(k) ? "yes" : "no";
         ln_kernel_algorithm(k, alg, sizeof alg);
         if (csv) printf("%s,%s,%s,%s,%s,\"%s\"\n", k->name, dt, alg, ln_kernel_isa_name(k), here, k->how);
-        else printf("%-28s %-5s %-16s %-11s %-5s %s\n", k->name, dt, alg, ln_kernel_isa_name(k), here, k->how);
+        else printf("%-*s %-5s %-16s %-11s %-5s %s\n", w, k->name, dt, alg, ln_kernel_isa_name(k), here, k->how);
     }
     return 0;
 }

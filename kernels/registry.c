@@ -23,8 +23,12 @@ const ln_kernel *ln_kernel_find(const char *name)
     return NULL;
 }
 
+/* Peer libraries are named ext-<library>-<dtype>: their "ISA" is the library's own dispatch. */
+static int is_external(const ln_kernel *k) { return strncmp(k->name, "ext-", 4) == 0; }
+
 const char *ln_kernel_isa_name(const ln_kernel *k)
 {
+    if (is_external(k)) return "library";
     const char *dash = strrchr(k->name, '-');
     return dash ? dash + 1 : k->name;
 }
@@ -32,6 +36,7 @@ const char *ln_kernel_isa_name(const ln_kernel *k)
 const char *ln_kernel_algorithm(const ln_kernel *k, char *buf, size_t len)
 {
     const char *first = strchr(k->name, '-'), *last = strrchr(k->name, '-');
+    if (is_external(k)) last = strchr(first + 1, '-'); /* ext-onednn-f32 -> onednn */
     size_t n = (first && last > first) ? (size_t)(last - first - 1) : 0;
     if (n >= len) n = len - 1;
     memcpy(buf, first ? first + 1 : k->name, n);

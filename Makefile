@@ -111,7 +111,9 @@ test: $(TEST_BIN) $(BUILD)/lnbench
 # cache- and memory-resident inputs, probes beside) and a one-line-per-kernel summary, all in
 # $(RESULTS)/. QUICK=1: 2 D, 3 repetitions, shorter min time. Budget: docs/timing.md.
 # BENCH_ARGS=... adds flags to the timing run (e.g. --benchmark_enable_random_interleaving=true).
-# `make compare BASE=old.json NEW=new.json`: Google Benchmark's compare.py on two bench.json.
+# `make compare BASE=old.json NEW=new.json`: Google Benchmark's compare.py on two bench.json
+# (COMPARE_FLAGS: its options; default -a, aggregates only, the U test still uses every run).
+COMPARE_FLAGS ?= -a
 BENCH_ACCURACY_DISTS := normal,offset:1e4,offset:1e6,const,outlier:1000
 ifeq ($(QUICK),1)
 BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096 --rows 4
@@ -134,7 +136,7 @@ bench: $(BUILD)/lnbench
 
 compare:
 	@[ -n "$(BASE)" ] && [ -n "$(NEW)" ] || { echo "usage: make compare BASE=old.json NEW=new.json" >&2; exit 2; }
-	/usr/bin/python3 /usr/share/benchmark/compare.py benchmarks $(BASE) $(NEW)
+	/usr/bin/python3 /usr/share/benchmark/compare.py $(COMPARE_FLAGS) benchmarks $(BASE) $(NEW)
 
 # `make fuzz SECONDS=N`: builds each libFuzzer target fuzz/fuzz_<name>.c into build-fuzz/ and
 # runs it N seconds on a working corpus (build-fuzz/corpus/<name>) seeded from fuzz/corpus/<name>;

@@ -165,24 +165,29 @@ static void fill_inputs(const bench_case *c)
 }
 
 typedef struct {
-    double gbps, gbps_min, gbps_max, cv, rows_per_second;
+    double gbps, gbps_min, gbps_max, cv;  /* real time: medians (or the one run), extremes, CV */
+    double gbps_cpu;                      /* median rate from CPU time */
+    double real_ns, cpu_ns;               /* median per call */
+    double rows_per_second;
     int reps;
 } stats;
 
 /* Medians, extremes and CV over the repetitions, or the single run's values (CV NaN). */
-static int case_stats(const ln_gb_result *r, size_t n, const char *name, stats *s)
+static int case_stats(const ln_gb_result *r, size_t n, const bench_case *c, stats *s)
 {
-    s->reps = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(r[i].name, name) && !r[i].error) s->reps = (int)r[i].repetitions;
-    const char *med = "median";
-    if (isnan(ln_gb_lookup(r, n, name, med, "bytes_per_second"))) med = "";
-    s->gbps = ln_gb_lookup(r, n, name, med, "bytes_per_second") * 1e-9;
-    if (isnan(s->gbps)) return 0;
-    s->rows_per_second = ln_gb_lookup(r, n, name, med, "rows_per_second");
-    s->gbps_min = ln_gb_lookup(r, n, name, *med ? "min" : "", "bytes_per_second") * 1e-9;
-    s->gbps_max = ln_gb_lookup(r, n, name, *med ? "max" : "", "bytes_per_second") * 1e-9;
-    s->cv = *med ? ln_gb_lookup(r, n, name, "cv", "bytes_per_second") : NAN;
+    const ln_gb_result *med = ln_gb_find(r, n, c->run_name, "median");
+    int single = !med;
+    if (single) med = ln_gb_find(r, n, c->run_name, "");
+    if (!med) return 0;
+    s->reps = (int)med->repetitions;
+    s->gbps = ln_gb_counter_value(med, "bytes_per_second") * 1e-9;
+    s->rows_per_second = ln_gb_counter_value(med, "rows_per_second");
+    s->gbps_min = single ? s->gbps : ln_gb_lookup(r, n, c->run_name, "min", "bytes_per_second") * 1e-9;
+    s->gbps_max = single ? s->gbps : ln_gb_lookup(r, n, c->run_name, "max", "bytes_per_second") * 1e-9;
+    s->cv = single ? NAN : ln_gb_lookup(r, n, c->run_name, "cv", "bytes_per_second");
+    s->real_ns = med->real_ns;
+    s->cpu_ns = med->cpu_ns;
+    s->gbps_cpu = 2.0 * (double)c->xbytes / med->cpu_ns;
     return 1;
 }
 
@@ -195,8 +200,9 @@ static int too_slow(bench_case *c)
     const ln_gb_result *r;
     size_t n = ln_gb_results_so_far(&r);
     stats s;
-    if (!case_stats(r, n, c->smaller->run_name, &s) || !(s.gbps > 0)) return 0;
-    double seconds = 2.0 * (double)c->xbytes / (s.gbps * 1e9);
+    /* from CPU time, so that other processes taking the CPU do not change what is skipped */
+    if (!case_stats(r, n, c->smaller, &s) || !(s.gbps_cpu > 0)) return 0;
+    double seconds = 2.0 * (double)c->xbytes / (s.gbps_cpu * 1e9);
     if (seconds <= max_call_seconds) return 0;
     c->predicted_s = seconds;
     return 1;
@@ -503,9 +509,9 @@ int cmd_bench(int argc, char **argv)
     stats *st = calloc(ncases, sizeof *st);
     int *ran = calloc(ncases, sizeof *ran);
     if (!st || !ran) ln_die("out of memory");
-    for (size_t i = 0; i < ncases; i++) ran[i] = case_stats(res, nres, cases[i].run_name, &st[i]);
+    for (size_t i = 0; i < ncases; i++) ran[i] = case_stats(res, nres, &cases[i], &st[i]);
     fputs("kernel,dtype,D,rows,bytes,regime,dist,eps,threads,repetitions,ns_per_row,gbps,gbps_min,gbps_max,cv,"
-          "bw_fraction,affine_bytes\n",
+          "bw_fraction,affine_bytes,gbps_cpu\n",
           csv.f);
     if (!quiet) printf("\n%-44s %-6s %8s %8s %8s %6s %8s\n", "benchmark", "regime", "GB/s", "min", "max", "cv%", "bw_frac");
     size_t rows_written = 0;
@@ -519,9 +525,9 @@ int cmd_bench(int argc, char **argv)
         fprintf(csv.f, "%s,%s,%zu,%zu,%zu,%s,", bc->label, fmt->name, bc->D, bc->rows, bc->xbytes, regime(bc->xbytes));
         if (bc->what == KERNEL) fprintf(csv.f, "%s,%g,", bc->dist->spec, bc->eps);
         else fputs(",,", csv.f);
-        fprintf(csv.f, "1,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu\n", st[i].reps, 1e9 / st[i].rows_per_second,
+        fprintf(csv.f, "1,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g\n", st[i].reps, 1e9 / st[i].rows_per_second,
                 st[i].gbps, st[i].gbps_min, st[i].gbps_max, st[i].cv, fraction,
-                bc->what == KERNEL ? 2 * bc->D * fmt->size : 0);
+                bc->what == KERNEL ? 2 * bc->D * fmt->size : 0, st[i].gbps_cpu);
         if (!quiet)
             printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", bc->name, regime(bc->xbytes), st[i].gbps,
                st[i].gbps_min, st[i].gbps_max, 100 * st[i].cv, fraction);
@@ -544,6 +550,14 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "lnbench: warning: %zu of %zu benchmarks have a CV above %.0f%% (worst %s: %.1f%%): "
                 "the machine is noisy; compare medians within one run\n",
                 noisy, rows_written, 100 * CV_WARNING, cases[worst].name, 100 * st[worst].cv);
+    /* On a shared machine the wall clock also counts other processes' turns on the CPU. */
+    double real_total = 0, cpu_total = 0;
+    for (size_t i = 0; i < ncases; i++)
+        if (ran[i]) real_total += st[i].real_ns, cpu_total += st[i].cpu_ns;
+    if (real_total > 0 && cpu_total < 0.8 * real_total)
+        fprintf(stderr, "lnbench: warning: the timed calls had the CPU only %.0f%% of their wall time (other "
+                "processes were running): gbps is low by about that much; gbps_cpu (from CPU time) is less "
+                "affected\n", 100 * cpu_total / real_total);
     for (size_t i = 0; i < ncases; i++)
         if (cases[i].predicted_s > 0)
             printf("skipped %s: one call would take ~%.1f s (--max-call-seconds %g)\n", cases[i].name,

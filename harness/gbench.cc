@@ -166,15 +166,24 @@ size_t ln_gb_results_so_far(const ln_gb_result **out)
     return running ? running->results.size() : 0;
 }
 
+const ln_gb_result *ln_gb_find(const ln_gb_result *r, size_t n, const char *name, const char *aggregate)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!r[i].error && !std::strcmp(r[i].name, name) && !std::strcmp(r[i].aggregate, aggregate)) return &r[i];
+    return nullptr;
+}
+
+double ln_gb_counter_value(const ln_gb_result *run, const char *counter)
+{
+    for (int c = 0; run && c < run->ncounters; c++)
+        if (!std::strcmp(run->counters[c].name, counter)) return run->counters[c].value;
+    return NAN;
+}
+
 double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate,
                     const char *counter)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (std::strcmp(r[i].name, name) || std::strcmp(r[i].aggregate, aggregate) || r[i].error) continue;
-        for (int c = 0; c < r[i].ncounters; c++)
-            if (!std::strcmp(r[i].counters[c].name, counter)) return r[i].counters[c].value;
-    }
-    return NAN;
+    return ln_gb_counter_value(ln_gb_find(r, n, name, aggregate), counter);
 }
 
 }  // extern "C"

@@ -86,8 +86,12 @@ size_t ln_gb_run(ln_gb_result **out);
  * predicts it would take too long. */
 size_t ln_gb_results_so_far(const ln_gb_result **out);
 
-/* The counter `counter` of the run called name with aggregate `aggregate` ("" for a single
- * repetition's run, first found), or NaN if there is none. */
+/* The run called name with aggregate `aggregate` ("" for a single repetition's run, the first
+ * found) that did not end in an error, or NULL. */
+const ln_gb_result *ln_gb_find(const ln_gb_result *r, size_t n, const char *name, const char *aggregate);
+/* Its counter called `counter`, or NaN (also when run is NULL). */
+double ln_gb_counter_value(const ln_gb_result *run, const char *counter);
+/* The two together. */
 double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate,
                     const char *counter);
 

@@ -105,7 +105,7 @@ static void test_tiny_run_writes_consistent_csv(void **state)
     /* the two kernels and the two probes of the one size */
     assert_int_equal(t.nrows, 4);
     const char *needed[] = {"kernel", "dtype", "D", "rows", "bytes", "ns_per_row", "gbps", "gbps_min", "gbps_max",
-                            "cv", "bw_fraction", "regime", "repetitions"};
+                            "cv", "bw_fraction", "regime", "repetitions", "gbps_cpu"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) col(&t, needed[i]);
 
     int copy = row_of(&t, "probe-copy"), stream = row_of(&t, "probe-stream");
@@ -125,6 +125,7 @@ static void test_tiny_run_writes_consistent_csv(void **state)
         assert_int_equal((int)num(&t, r, "repetitions"), 1);
         double gbps = num(&t, r, "gbps");
         assert_true(gbps > 0 && num(&t, r, "gbps_min") == gbps && num(&t, r, "gbps_max") == gbps);
+        assert_true(num(&t, r, "gbps_cpu") > 0);
         /* gbps counts x read + y written: 2 x 64 KiB per call, i.e. per row 2 D elements */
         double ns_per_row = num(&t, r, "ns_per_row");
         assert_true(fabs(gbps * ns_per_row / (2.0 * 64 * elem[i]) - 1) < 1e-3);
@@ -138,6 +139,25 @@ static void test_tiny_run_writes_consistent_csv(void **state)
     assert_non_null(strstr(json, "probe-copy/bytes:64K/real_time"));
     assert_true(exists("b.csv.meta.json"));
     assert_no_temp_files();
+}
+
+/* A case predicted (from the smaller size) to exceed --max-call-seconds is skipped and named;
+ * the smaller one and the probes of both sizes are kept. */
+static void test_max_call_seconds_skips(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args,
+             "bench --kernels f32-twopass-scalar --D 64 --bytes 64K,128K --max-call-seconds 1e-9 "
+             "--benchmark_min_time=0.005 --benchmark_repetitions=1 --out %s",
+             test_path("skip.csv"));
+    assert_int_equal(run(args), 0);
+    csv t;
+    parse_csv(slurp("skip.csv"), &t);
+    assert_int_equal(t.nrows, 5);  /* 2 x 2 probes + the 64K kernel row */
+    int r = row_of(&t, "f32-twopass-scalar");
+    assert_int_equal((int)num(&t, r, "bytes"), 65536);
+    assert_non_null(strstr(slurp("out"), "skipped f32-twopass-scalar/D:64/rows:512"));
 }
 
 static void expect_usage_error(const char *args, const char *mention)
@@ -176,6 +196,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny_run_writes_consistent_csv),
+        cmocka_unit_test(test_max_call_seconds_skips),
         cmocka_unit_test(test_bad_flags_exit_2),
     };
     return cmocka_run_group_tests(tests, setup, test_dir_remove);

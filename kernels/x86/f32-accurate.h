@@ -19,15 +19,16 @@ LN_INLINE void add_vec(vd *a, vd *b, vf v)
     *b = vd_add(*b, vd_from_hi(v));
 }
 
-static double sum_from(const float *x, size_t n, size_t j, vd acc[4])
+LN_INLINE double sum_from(const float *x, size_t n, size_t j, vd acc[4])
 {
+    vd a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3]; /* named: kept in registers */
     for (; j + 2 * VF_W <= n; j += 2 * VF_W) {
-        add_vec(&acc[0], &acc[1], vf_load(x + j));
-        add_vec(&acc[2], &acc[3], vf_load(x + j + VF_W));
+        add_vec(&a0, &a1, vf_load(x + j));
+        add_vec(&a2, &a3, vf_load(x + j + VF_W));
     }
-    if (j + VF_W <= n) add_vec(&acc[0], &acc[1], vf_load(x + j)), j += VF_W;
-    if (j < n) add_vec(&acc[2], &acc[3], vf_load_part(x + j, n - j));
-    return vd_sum(vd_add(vd_add(acc[0], acc[1]), vd_add(acc[2], acc[3])));
+    if (j + VF_W <= n) add_vec(&a0, &a1, vf_load(x + j)), j += VF_W;
+    if (j < n) add_vec(&a2, &a3, vf_load_part(x + j, n - j));
+    return vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
 }
 
 static double row_sum(const float *x, size_t n)
@@ -89,7 +90,7 @@ LN_INLINE double normalize_body(const float *x, float *y, const float *g, const 
 {
     const vd hi = vd_set1(mu_hi), lo = vd_set1(mu_lo), rstd = vd_set1(rstd_d);
     const vf zero = vf_set1(0.0f);
-    vd acc[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0;
     size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks y (and x), j walks xn */
 #define OUT(i) out_vec(vf_load(x + (i)), has_g ? vf_load(g + (i)) : zero, has_b ? vf_load(b + (i)) : zero, hi, lo, rstd, has_g, has_b)
 #define OUT_PART(i, m)                                                                                      \
@@ -99,8 +100,8 @@ LN_INLINE double normalize_body(const float *x, float *y, const float *g, const 
     for (; i + 2 * VF_W <= n; i += 2 * VF_W, j += 2 * VF_W) {
         vf v0 = OUT(i), v1 = OUT(i + VF_W);
         if (has_next) {
-            add_vec(&acc[0], &acc[1], vf_load(xn + j));
-            add_vec(&acc[2], &acc[3], vf_load(xn + j + VF_W));
+            add_vec(&a0, &a1, vf_load(xn + j));
+            add_vec(&a2, &a3, vf_load(xn + j + VF_W));
         }
         if (stream) vf_stream(y + i, v0), vf_stream(y + i + VF_W, v1);
         else vf_store(y + i, v0), vf_store(y + i + VF_W, v1);
@@ -113,6 +114,7 @@ LN_INLINE double normalize_body(const float *x, float *y, const float *g, const 
     if (i < n) vf_store_part(y + i, OUT_PART(i, n - i), n - i);
 #undef OUT
 #undef OUT_PART
+    vd acc[4] = {a0, a1, a2, a3};
     return has_next ? sum_from(xn, n, j, acc) : 0.0;
 }
 

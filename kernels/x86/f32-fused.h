@@ -1,47 +1,62 @@
-/* Fused fp32 LayerNorm: the rows are pipelined so that x is read from memory once. The sum of
- * row r+1 is taken inside the loop that normalizes row r, so the memory stream of the next row
- * overlaps the in-cache work on this one, and the variance pass over row r+1 (from L1/L2)
- * prefetches row r+2. Outputs far larger than the caches go out with non-temporal stores (no
- * read-for-ownership of y). The arithmetic is f32-twopass.h's, term for term (same groupings),
- * so the outputs are bit-identical to it and the bound is the same. Included by
- * f32-fused-avx2.c and f32-fused-avx512.c. */
+/* Fused fp32 LayerNorm: a three-stage software pipeline over the rows. One loop per row r
+ * normalizes row r (from L1/L2), accumulates the squared deviations of row r+1 (whose mean is
+ * known) and sums row r+2 (streaming it in from memory), so the memory stream never waits for
+ * an in-cache phase and x is read from memory once. Outputs far larger than the caches go out
+ * with non-temporal stores (no read-for-ownership of y). Each stage groups its terms exactly as
+ * f32-twopass.h does, so the outputs are bit-identical to it and the bound is the same.
+ * Included by f32-fused-avx2.c and f32-fused-avx512.c. */
 #include "f32-rows.h"
 
-/* Normalizes row x into y and returns the sum of the next row xn, grouped as f32_row_sum. */
-LN_INLINE double normalize_and_sum_next_body(const float *x, float *y, const float *g, const float *b,
-                                             const float *xn, size_t n, float mean, float rstd,
-                                             int has_g, int has_b, int stream)
+typedef struct {
+    double sum, ss; /* row sum, then sum of squared deviations about (float)(sum / n) */
+} row_stats;
+
+/* Normalizes x0 into y (mean, rstd), takes the squared deviations of x1 about mean1 and the
+ * sum of x2, each stage with f32-twopass's grouping. */
+LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const float *b, float mean, float rstd,
+                             const float *x1, float mean1, const float *x2, size_t n, double *ss1, double *sum2,
+                             int has_g, int has_b, int stream)
 {
-    const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd);
-    vf acc[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
-    size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks y (and x), j walks xn */
-    if (i) vf_store_part(y, f32_norm_part(x, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
+    const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd), vmean1 = vf_set1(mean1);
+    vf q0 = vf_set1(0.0f), q1 = q0, q2 = q0, q3 = q0, s0 = q0, s1 = q0, s2 = q0, s3 = q0;
+    size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x0 and y, j walks x1 and x2 */
+    if (i) vf_store_part(y, f32_norm_part(x0, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
+#define STAGES(k, q, s)                                                              \
+    do {                                                                             \
+        vf v = f32_norm_vec(x0, g, b, i + k * VF_W, vmean, vrstd, has_g, has_b);     \
+        vf d = vf_sub(vf_load(x1 + j + k * VF_W), vmean1);                           \
+        q = vf_fma(d, d, q);                                                         \
+        s = vf_add(s, vf_load(x2 + j + k * VF_W));                                   \
+        if (stream) vf_stream(y + i + k * VF_W, v);                                  \
+        else vf_store(y + i + k * VF_W, v);                                          \
+    } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
-        vf v[4];
-        for (int k = 0; k < 4; k++) {
-            v[k] = f32_norm_vec(x, g, b, i + k * VF_W, vmean, vrstd, has_g, has_b);
-            acc[k] = vf_add(acc[k], vf_load(xn + j + k * VF_W));
-        }
-        for (int k = 0; k < 4; k++) {
-            if (stream) vf_stream(y + i + k * VF_W, v[k]);
-            else vf_store(y + i + k * VF_W, v[k]);
-        }
+        STAGES(0, q0, s0);
+        STAGES(1, q1, s1);
+        STAGES(2, q2, s2);
+        STAGES(3, q3, s3);
     }
+#undef STAGES
     for (; i + VF_W <= n; i += VF_W) {
-        vf v = f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b);
+        vf v = f32_norm_vec(x0, g, b, i, vmean, vrstd, has_g, has_b);
         if (stream) vf_stream(y + i, v);
         else vf_store(y + i, v);
     }
-    if (i < n) vf_store_part(y + i, f32_norm_part(x, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
-    return f32_sum_from(xn, n, j, acc);
+    if (i < n) vf_store_part(y + i, f32_norm_part(x0, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
+    vf q[4] = {q0, q1, q2, q3}, s[4] = {s0, s1, s2, s3};
+    *ss1 = f32_sq_dev_from(x1, n, j, mean1, q);
+    *sum2 = f32_sum_from(x2, n, j, s);
 }
 
-static double normalize_and_sum_next(const float *x, float *y, const float *g, const float *b,
-                                     const float *xn, size_t n, float mean, float rstd, int stream)
+static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd,
+                     const float *x1, float mean1, const float *x2, size_t n, double *ss1, double *sum2, int stream)
 {
-#define CASE(G, B)                                                                                    \
-    return stream ? normalize_and_sum_next_body(x, y, g, b, xn, n, mean, rstd, G, B, 1)              \
-                  : normalize_and_sum_next_body(x, y, g, b, xn, n, mean, rstd, G, B, 0)
+#define CASE(G, B)                                                                                          \
+    do {                                                                                                    \
+        if (stream) pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, n, ss1, sum2, G, B, 1);          \
+        else pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, n, ss1, sum2, G, B, 0);                 \
+        return;                                                                                             \
+    } while (0)
     if (g && b) CASE(1, 1);
     if (g) CASE(1, 0);
     if (b) CASE(0, 1);
@@ -49,26 +64,38 @@ static double normalize_and_sum_next(const float *x, float *y, const float *g, c
 #undef CASE
 }
 
+static float mean_of(const row_stats *s, size_t n) { return (float)(s->sum / (double)n); }
+
+/* Row r's output from its finished statistics: the vector normalization, or the double
+ * fallback when the fp32 sums overflowed. Returns whether the vector path applies. */
+static int row_ok(const row_stats *s) { return isfinite(s->sum) && isfinite(s->ss); }
+
 static void forward(const ln_args *a)
 {
-    const size_t n = a->D;
-    if (n == 0 || a->rows == 0) return;
-    const int stream = a->rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
-    double sum = f32_row_sum((const float *)a->x, n);
-    for (size_t r = 0; r < a->rows; r++) {
-        const float *x = (const float *)a->x + r * n;
-        const float *xn = r + 1 < a->rows ? x + n : NULL;
-        float *y = (float *)a->y + r * n;
-        const float mean = (float)(sum / (double)n);
-        double ss = f32_row_sq_dev(x, n, mean, xn), mean_out = mean, rstd_out;
-        if (isfinite(ss) && isfinite(sum)) {
-            const float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
-            rstd_out = rstd;
-            if (xn) sum = normalize_and_sum_next(x, y, a->gamma, a->beta, xn, n, mean, rstd, stream);
-            else f32_normalize(x, y, a->gamma, a->beta, n, mean, rstd, stream);
+    const size_t n = a->D, rows = a->rows;
+    if (n == 0 || rows == 0) return;
+    const int stream = rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
+    const float *X = a->x;
+    float *Y = a->y;
+    row_stats st[3]; /* rows r, r+1, r+2 (index mod 3) */
+    st[0].sum = f32_row_sum(X, n);
+    st[0].ss = f32_row_sq_dev(X, n, mean_of(&st[0], n));
+    if (rows > 1) st[1].sum = f32_row_sum(X + n, n);
+    for (size_t r = 0; r < rows; r++) {
+        row_stats *s0 = &st[r % 3], *s1 = &st[(r + 1) % 3], *s2 = &st[(r + 2) % 3];
+        const float *x0 = X + r * n, *x1 = x0 + n, *x2 = x1 + n;
+        float *y = Y + r * n;
+        const float mean = mean_of(s0, n);
+        const float rstd = (float)(1.0 / sqrt(s0->ss / (double)n + a->eps));
+        double mean_out = mean, rstd_out = rstd;
+        if (r + 2 < rows && row_ok(s0)) {
+            pipeline(x0, y, a->gamma, a->beta, mean, rstd, x1, mean_of(s1, n), x2, n, &s1->ss, &s2->sum, stream);
         } else {
-            f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
-            if (xn) sum = f32_row_sum(xn, n);
+            /* the last two rows, or a row for the double fallback: the stages one by one */
+            if (row_ok(s0)) f32_normalize(x0, y, a->gamma, a->beta, n, mean, rstd, stream);
+            else f32_row_f64(x0, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+            if (r + 1 < rows) s1->ss = f32_row_sq_dev(x1, n, mean_of(s1, n));
+            if (r + 2 < rows) s2->sum = f32_row_sum(x2, n);
         }
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
@@ -80,6 +107,6 @@ static void forward(const ln_args *a)
 static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4 * VF_W, 0.0); }
 
 #define HOW                                                                                       \
-    "fp32 two-pass as f32-twopass (bit-identical), rows pipelined: next row's sum fused into "   \
-    "this row's normalization, prefetch, non-temporal stores above 32 MiB; var rel. error <= " \
-    "(n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2"
+    "fp32 two-pass as f32-twopass (bit-identical) in a 3-row pipeline: one loop normalizes row " \
+    "r, sums (x-mean)^2 of r+1 and x of r+2; non-temporal stores above 32 MiB; var rel. error " \
+    "<= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2"

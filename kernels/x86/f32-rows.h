@@ -20,13 +20,19 @@ static inline size_t f32_stream_lead(const float *y, size_t n)
 /* Sum of x[j..n) added to the four partial sums acc (which the caller may have started on
  * x[0..j), j a multiple of 4 W), then returned in double: every caller, fused or not, groups
  * the terms the same way, so results do not depend on where the loop was entered. */
-static inline double f32_sum_from(const float *x, size_t n, size_t j, vf acc[4])
+LN_INLINE double f32_sum_from(const float *x, size_t n, size_t j, vf acc[4])
 {
-    for (; j + 4 * VF_W <= n; j += 4 * VF_W)
-        for (int k = 0; k < 4; k++) acc[k] = vf_add(acc[k], vf_load(x + j + k * VF_W));
-    for (; j + VF_W <= n; j += VF_W) acc[0] = vf_add(acc[0], vf_load(x + j));
-    if (j < n) acc[1] = vf_add(acc[1], vf_load_part(x + j, n - j));
-    return vf_sum(vf_add(vf_add(acc[0], acc[1]), vf_add(acc[2], acc[3])));
+    /* named accumulators, so they live in registers */
+    vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
+        a0 = vf_add(a0, vf_load(x + j));
+        a1 = vf_add(a1, vf_load(x + j + VF_W));
+        a2 = vf_add(a2, vf_load(x + j + 2 * VF_W));
+        a3 = vf_add(a3, vf_load(x + j + 3 * VF_W));
+    }
+    for (; j + VF_W <= n; j += VF_W) a0 = vf_add(a0, vf_load(x + j));
+    if (j < n) a1 = vf_add(a1, vf_load_part(x + j, n - j));
+    return vf_sum(vf_add(vf_add(a0, a1), vf_add(a2, a3)));
 }
 
 static inline double f32_row_sum(const float *x, size_t n)
@@ -35,32 +41,36 @@ static inline double f32_row_sum(const float *x, size_t n)
     return f32_sum_from(x, n, 0, acc);
 }
 
-/* Sum of squared deviations about mean, four accumulators, fma. While it works in cache it
- * may prefetch another row pf (NULL for none), so the memory stays busy. */
-static inline double f32_row_sq_dev(const float *x, size_t n, float mean, const float *pf)
+/* Sum of squared deviations about mean over x[j..n), fma, into the four partial sums acc (which
+ * the caller may have started on x[0..j), j a multiple of 4 W), returned in double; grouped the
+ * same wherever the loop was entered, like f32_sum_from. */
+LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean, vf acc[4])
 {
-    const vf vmean = vf_set1(mean);
-    vf s0 = vf_set1(0.0f), s1 = s0, s2 = s0, s3 = s0;
-    size_t i = 0;
-    for (; i + 4 * VF_W <= n; i += 4 * VF_W) {
-        if (pf)
-            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + i + k), _MM_HINT_T0);
-        vf d0 = vf_sub(vf_load(x + i), vmean), d1 = vf_sub(vf_load(x + i + VF_W), vmean);
-        vf d2 = vf_sub(vf_load(x + i + 2 * VF_W), vmean), d3 = vf_sub(vf_load(x + i + 3 * VF_W), vmean);
-        s0 = vf_fma(d0, d0, s0);
-        s1 = vf_fma(d1, d1, s1);
-        s2 = vf_fma(d2, d2, s2);
-        s3 = vf_fma(d3, d3, s3);
+    const vf m = vf_set1(mean);
+    vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
+        vf d0 = vf_sub(vf_load(x + j), m), d1 = vf_sub(vf_load(x + j + VF_W), m);
+        vf d2 = vf_sub(vf_load(x + j + 2 * VF_W), m), d3 = vf_sub(vf_load(x + j + 3 * VF_W), m);
+        a0 = vf_fma(d0, d0, a0);
+        a1 = vf_fma(d1, d1, a1);
+        a2 = vf_fma(d2, d2, a2);
+        a3 = vf_fma(d3, d3, a3);
     }
-    for (; i + VF_W <= n; i += VF_W) {
-        vf d = vf_sub(vf_load(x + i), vmean);
-        s0 = vf_fma(d, d, s0);
+    for (; j + VF_W <= n; j += VF_W) {
+        vf d = vf_sub(vf_load(x + j), m);
+        a0 = vf_fma(d, d, a0);
     }
-    if (i < n) {
-        vf d = vf_keep(vf_sub(vf_load_part(x + i, n - i), vmean), n - i);
-        s1 = vf_fma(d, d, s1);
+    if (j < n) {
+        vf d = vf_keep(vf_sub(vf_load_part(x + j, n - j), m), n - j);
+        a1 = vf_fma(d, d, a1);
     }
-    return vf_sum(vf_add(vf_add(s0, s1), vf_add(s2, s3)));
+    return vf_sum(vf_add(vf_add(a0, a1), vf_add(a2, a3)));
+}
+
+static inline double f32_row_sq_dev(const float *x, size_t n, float mean)
+{
+    vf acc[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
+    return f32_sq_dev_from(x, n, 0, mean, acc);
 }
 
 /* One output vector (x - mean) * (rstd * g) + b at element i: all of it, or its first m < W

@@ -155,6 +155,8 @@ LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v
 
 /* Whether a non-temporal store is worth it: the output is far larger than the caches, so
  * writing around them saves the read-for-ownership of y and keeps x's lines cached. */
+#ifndef LN_STREAM_MIN_BYTES
 #define LN_STREAM_MIN_BYTES ((size_t)32 << 20)
+#endif
 
 #endif

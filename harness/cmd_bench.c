@@ -247,9 +247,10 @@ static void run_case(ln_gb_state *st, void *ctx)
     ln_gb_counter(st, "rows_per_second", (double)c->rows, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
 }
 
-static const char *regime(size_t xbytes)
+/* By the size asked for (x is rounded down to whole rows, a little under it). */
+static const char *regime(size_t size)
 {
-    return xbytes <= CACHE_BYTES ? "cache" : xbytes >= MEMORY_BYTES ? "memory" : "mixed";
+    return size <= CACHE_BYTES ? "cache" : size >= MEMORY_BYTES ? "memory" : "mixed";
 }
 
 /* Google Benchmark's context gets the same metadata as the sidecar file: each "key": value
@@ -326,6 +327,12 @@ static char **split_gbench_flags(int *argc, char **argv, int *ngb, const char **
         } else if (!strncmp(a, "--benchmark_out_format=", 23)) {
             if (strcmp(a + 23, "json") != 0)
                 ln_die_usage("bench: --benchmark_out_format: only json (the CSV is written by lnbench)");
+        } else if (!strncmp(a, "--benchmark_filter=", 19) && a[19] && a[19] != '-' && strcmp(a + 19, "all")) {
+            /* the probes run whatever the filter, so that every kernel gets its bw_fraction */
+            char *f = malloc(strlen(a) + 16);
+            if (!f) ln_die("out of memory");
+            sprintf(f, "--benchmark_filter=(%s)|^probe-", a + 19);
+            gb[n++] = f;
         } else {
             /* Google Benchmark answers a bad format with its help text and status 0 */
             const char *f = !strncmp(a, "--benchmark_format=", 19) ? a + 19 : NULL;
@@ -522,14 +529,14 @@ int cmd_bench(int argc, char **argv)
         for (size_t q = 0; q < ncases; q++)
             if (cases[q].what == PROBE_COPY && cases[q].size == bc->size && ran[q]) fraction = st[i].gbps / st[q].gbps;
         const ln_format *fmt = ln_fmt(bc->dtype);
-        fprintf(csv.f, "%s,%s,%zu,%zu,%zu,%s,", bc->label, fmt->name, bc->D, bc->rows, bc->xbytes, regime(bc->xbytes));
+        fprintf(csv.f, "%s,%s,%zu,%zu,%zu,%s,", bc->label, fmt->name, bc->D, bc->rows, bc->xbytes, regime(bc->size));
         if (bc->what == KERNEL) fprintf(csv.f, "%s,%g,", bc->dist->spec, bc->eps);
         else fputs(",,", csv.f);
         fprintf(csv.f, "1,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g\n", st[i].reps, 1e9 / st[i].rows_per_second,
                 st[i].gbps, st[i].gbps_min, st[i].gbps_max, st[i].cv, fraction,
                 bc->what == KERNEL ? 2 * bc->D * fmt->size : 0, st[i].gbps_cpu);
         if (!quiet)
-            printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", bc->name, regime(bc->xbytes), st[i].gbps,
+            printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", bc->name, regime(bc->size), st[i].gbps,
                st[i].gbps_min, st[i].gbps_max, 100 * st[i].cv, fraction);
         rows_written++;
     }

@@ -160,6 +160,23 @@ static void test_max_call_seconds_skips(void **state)
     assert_non_null(strstr(slurp("out"), "skipped f32-twopass-scalar/D:64/rows:512"));
 }
 
+/* --benchmark_filter picks benchmarks by name; the probes run anyway. */
+static void test_filter_keeps_probes(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args,
+             "bench --kernels f32-twopass-scalar,f64-twopass-scalar --D 64 --bytes 64K "
+             "--benchmark_filter=f64-.*/D:64 --benchmark_min_time=0.005 --benchmark_repetitions=1 --out %s",
+             test_path("filter.csv"));
+    assert_int_equal(run(args), 0);
+    csv t;
+    parse_csv(slurp("filter.csv"), &t);
+    assert_int_equal(t.nrows, 3);
+    int r = row_of(&t, "f64-twopass-scalar");
+    assert_true(num(&t, r, "bw_fraction") > 0);
+}
+
 static void expect_usage_error(const char *args, const char *mention)
 {
     char full[512];
@@ -197,6 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny_run_writes_consistent_csv),
         cmocka_unit_test(test_max_call_seconds_skips),
+        cmocka_unit_test(test_filter_keeps_probes),
         cmocka_unit_test(test_bad_flags_exit_2),
     };
     return cmocka_run_group_tests(tests, setup, test_dir_remove);

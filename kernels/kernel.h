@@ -42,7 +42,9 @@ typedef struct ln_kernel {
     /* The claimed bound, checked by the tests and the fuzzer: the largest normwise error
      * max_i |y_i - y_exact_i| / max_i |y_exact_i| on a row of length D, in units of the dtype's
      * unit roundoff u, for a row whose condition number is kappa = sqrt(1 + mean^2/(var + eps)).
-     * Stated for |gamma_i| <= 2 and |beta_i| <= max_i |gamma_i xhat_i| (the harness's draws). */
+     * Stated for rows with var >= eps, finite values whose squares do not overflow the
+     * arithmetic, and gamma_i in [0.75, 1.25], |beta_i| <= 0.25 (the harness's draws; see
+     * bounds.h for how gamma and beta enter). Outside that, a kernel promises nothing numeric. */
     double (*bound)(size_t D, double kappa);
 } ln_kernel;
 

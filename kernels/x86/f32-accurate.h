@@ -5,9 +5,14 @@
  * u = 2^-53). Each output is ((x - mu_hi) - mu_lo) * (rstd * gamma) + beta in double, rounded
  * once to float: its error before that rounding is ~1e-15 of max|y|, so nearly every output is
  * the correctly rounded one, at any offset (the fp32 mean's error floor is gone) and exactly
- * beta on constant rows. Rows are pipelined as in f32-fused.h: the next row's double sum rides
- * along the normalization loop, and large outputs use non-temporal stores.
+ * beta on constant rows. The next row's double sum rides along this row's normalization loop,
+ * the variance pass prefetches the next row, and gamma and beta are widened to double once per
+ * call (the conversions, not memory, are this kernel's cost). Ordinary stores: non-temporal
+ * ones measured slower here.
  * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "f32-rows.h"
 
 /* Sum of x[j..n) in double added to the partial sums acc (started by the caller on x[0..j),
@@ -74,60 +79,56 @@ static void row_dev(const float *x, size_t n, double mu_hi, const float *pf, dou
     *s2 = vd_sum(vd_add(vd_add(q0, q1), vd_add(q2, q3)));
 }
 
-/* ((x - mu_hi) - mu_lo) * (rstd * g) + b for the W elements v (g, b: their gamma and beta). */
-LN_INLINE vf out_vec(vf v, vf g, vf b, vd hi, vd lo, vd rstd, int has_g, int has_b)
+/* ((x - mu_hi) - mu_lo) * (rstd * gamma) + beta for the W elements v, rounded once to float;
+ * g and b are gamma and beta already widened to double (VF_W of each at g, b; the first m of them
+ * when m < VF_W). */
+LN_INLINE vf out_vec(vf v, const double *g, const double *b, size_t m, vd hi, vd lo, vd rstd, int has_g,
+                     int has_b)
 {
+    size_t m1 = m < VD_W ? m : VD_W, m2 = m - m1;
     vd ta = vd_sub(vd_sub(vd_from_lo(v), hi), lo), tb = vd_sub(vd_sub(vd_from_hi(v), hi), lo);
-    vd sa = has_g ? vd_mul(rstd, vd_from_lo(g)) : rstd, sb = has_g ? vd_mul(rstd, vd_from_hi(g)) : rstd;
-    vd ba = has_b ? vd_from_lo(b) : vd_set1(0.0), bb = has_b ? vd_from_hi(b) : vd_set1(0.0);
+    vd sa = rstd, sb = rstd, ba = vd_set1(0.0), bb = ba;
+    if (has_g) {
+        sa = vd_mul(rstd, m == VF_W ? vd_load(g) : vd_load_part(g, m1));
+        sb = vd_mul(rstd, m == VF_W ? vd_load(g + VD_W) : vd_load_part(g + VD_W, m2));
+    }
+    if (has_b) {
+        ba = m == VF_W ? vd_load(b) : vd_load_part(b, m1);
+        bb = m == VF_W ? vd_load(b + VD_W) : vd_load_part(b + VD_W, m2);
+    }
     return vf_from_vd(vd_fma(ta, sa, ba), vd_fma(tb, sb, bb));
 }
 
 /* Normalizes row x into y; if xn is not NULL returns the double sum of that row. */
-LN_INLINE double normalize_body(const float *x, float *y, const float *g, const float *b, const float *xn,
-                                size_t n, double mu_hi, double mu_lo, double rstd_d, int has_g,
-                                int has_b, int has_next, int stream)
+LN_INLINE double normalize_body(const float *x, float *y, const double *g, const double *b, const float *xn,
+                                size_t n, double mu_hi, double mu_lo, double rstd_d, int has_g, int has_b,
+                                int has_next)
 {
     const vd hi = vd_set1(mu_hi), lo = vd_set1(mu_lo), rstd = vd_set1(rstd_d);
-    const vf zero = vf_set1(0.0f);
     vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0;
-    size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks y (and x), j walks xn */
-#define OUT(i) out_vec(vf_load(x + (i)), has_g ? vf_load(g + (i)) : zero, has_b ? vf_load(b + (i)) : zero, hi, lo, rstd, has_g, has_b)
-#define OUT_PART(i, m)                                                                                      \
-    out_vec(vf_load_part(x + (i), m), has_g ? vf_load_part(g + (i), m) : zero, has_b ? vf_load_part(b + (i), m) : zero, \
-            hi, lo, rstd, has_g, has_b)
-    if (i) vf_store_part(y, OUT_PART(0, i), i);
-    for (; i + 2 * VF_W <= n; i += 2 * VF_W, j += 2 * VF_W) {
-        vf v0 = OUT(i), v1 = OUT(i + VF_W);
+    size_t i = 0;
+#define OUT(i) out_vec(vf_load(x + (i)), g + (i), b + (i), VF_W, hi, lo, rstd, has_g, has_b)
+    for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
+        vf_store(y + i, OUT(i));
+        vf_store(y + i + VF_W, OUT(i + VF_W));
         if (has_next) {
-            add_vec(&a0, &a1, vf_load(xn + j));
-            add_vec(&a2, &a3, vf_load(xn + j + VF_W));
+            add_vec(&a0, &a1, vf_load(xn + i));
+            add_vec(&a2, &a3, vf_load(xn + i + VF_W));
         }
-        if (stream) vf_stream(y + i, v0), vf_stream(y + i + VF_W, v1);
-        else vf_store(y + i, v0), vf_store(y + i + VF_W, v1);
     }
-    if (i + VF_W <= n) {
-        if (stream) vf_stream(y + i, OUT(i));
-        else vf_store(y + i, OUT(i));
-        i += VF_W;
-    }
-    if (i < n) vf_store_part(y + i, OUT_PART(i, n - i), n - i);
+    size_t j = i; /* xn's sum continues from here with sum_from's grouping */
+    if (i + VF_W <= n) vf_store(y + i, OUT(i)), i += VF_W;
 #undef OUT
-#undef OUT_PART
+    if (i < n) vf_store_part(y + i, out_vec(vf_load_part(x + i, n - i), g + i, b + i, n - i, hi, lo, rstd, has_g, has_b), n - i);
     vd acc[4] = {a0, a1, a2, a3};
     return has_next ? sum_from(xn, n, j, acc) : 0.0;
 }
 
-static double normalize(const float *x, float *y, const float *g, const float *b, const float *xn,
-                        size_t n, double mu_hi, double mu_lo, double rstd, int stream)
+static double normalize(const float *x, float *y, const double *g, const double *b, const float *xn, size_t n,
+                        double mu_hi, double mu_lo, double rstd)
 {
-#define CASE(G, B)                                                                                         \
-    do {                                                                                                   \
-        if (xn) return stream ? normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 1, 1)         \
-                              : normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 1, 0);        \
-        return stream ? normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 0, 1)                 \
-                      : normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 0, 0);                \
-    } while (0)
+#define CASE(G, B) return xn ? normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 1) \
+                             : normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 0)
     if (g && b) CASE(1, 1);
     if (g) CASE(1, 0);
     if (b) CASE(0, 1);
@@ -135,11 +136,24 @@ static double normalize(const float *x, float *y, const float *g, const float *b
 #undef CASE
 }
 
+/* gamma or beta widened to double once per call (NULL stays NULL), so no row converts them. */
+static double *widen(const float *v, size_t n)
+{
+    if (!v) return NULL;
+    double *w = malloc(n * sizeof *w);
+    if (!w) {
+        fprintf(stderr, "f32-accurate: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < n; i++) w[i] = v[i];
+    return w;
+}
+
 static void forward(const ln_args *a)
 {
     const size_t n = a->D;
     if (n == 0 || a->rows == 0) return;
-    const int stream = a->rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
+    double *g = widen(a->gamma, n), *b = widen(a->beta, n);
     double sum = row_sum((const float *)a->x, n);
     for (size_t r = 0; r < a->rows; r++) {
         const float *x = (const float *)a->x + r * n;
@@ -150,11 +164,12 @@ static void forward(const ln_args *a)
         double mu_lo = s1 / (double)n;
         double var = s2 / (double)n - mu_lo * mu_lo;
         double rstd = 1.0 / sqrt((var > 0.0 ? var : 0.0) + a->eps);
-        sum = normalize(x, y, a->gamma, a->beta, xn, n, mu_hi, mu_lo, rstd, stream);
+        sum = normalize(x, y, g, b, xn, n, mu_hi, mu_lo, rstd);
         if (a->mean) a->mean[r] = mu_hi + mu_lo;
         if (a->rstd) a->rstd[r] = rstd;
     }
-    if (stream) _mm_sfence();
+    free(g);
+    free(b);
 }
 
 /* In units of the fp32 u: the final rounding (<= 1, as normwise error is relative to max|y|)

@@ -60,7 +60,7 @@ static void row_dev(const float *x, size_t n, double mu_hi, const float *pf, dou
     size_t i = 0;
     for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
         if (pf)
-            for (size_t k = 0; k < 2 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + i + k), _MM_HINT_T0);
+            for (size_t k = 0; k < 2 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + i + k), _MM_HINT_T1);
         dev_vec(vf_load(x + i), mu, &a0, &a1, &q0, &q1);
         dev_vec(vf_load(x + i + VF_W), mu, &a2, &a3, &q2, &q3);
     }

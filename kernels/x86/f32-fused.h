@@ -44,7 +44,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     }
     if (i < n) vf_store_part(y + i, f32_norm_part(x0, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
     vf q[4] = {q0, q1, q2, q3}, s[4] = {s0, s1, s2, s3};
-    *ss1 = f32_sq_dev_from(x1, n, j, mean1, q);
+    *ss1 = f32_sq_dev_from(x1, n, j, mean1, q, NULL);
     *sum2 = f32_sum_from(x2, n, j, s);
 }
 
@@ -70,16 +70,47 @@ static float mean_of(const row_stats *s, size_t n) { return (float)(s->sum / (do
  * fallback when the fp32 sums overflowed. Returns whether the vector path applies. */
 static int row_ok(const row_stats *s) { return isfinite(s->sum) && isfinite(s->ss); }
 
+/* Long rows, whose three-row pipeline would not fit in L1: row by row as f32-twopass, the
+ * variance pass (in cache) prefetching the next row so the memory stream does not stall. */
+static void forward_long_rows(const ln_args *a, int stream)
+{
+    const size_t n = a->D;
+    for (size_t r = 0; r < a->rows; r++) {
+        const float *x = (const float *)a->x + r * n;
+        float *y = (float *)a->y + r * n;
+        double sum = f32_row_sum(x, n);
+        const float mean = (float)(sum / (double)n);
+        double ss = f32_row_sq_dev(x, n, mean, r + 1 < a->rows ? x + n : NULL), mean_out = mean, rstd_out;
+        if (isfinite(ss) && isfinite(sum)) {
+            const float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
+            f32_normalize(x, y, a->gamma, a->beta, n, mean, rstd, stream);
+            rstd_out = rstd;
+        } else {
+            f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+        }
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
+    }
+}
+
+/* The pipeline touches three rows of x, one of y, gamma and beta: about 6 n floats. */
+#define PIPELINE_MAX_BYTES (40u << 10)
+
 static void forward(const ln_args *a)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return;
     const int stream = rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
+    if (6 * n * sizeof(float) > PIPELINE_MAX_BYTES) {
+        forward_long_rows(a, stream);
+        if (stream) _mm_sfence();
+        return;
+    }
     const float *X = a->x;
     float *Y = a->y;
     row_stats st[3]; /* rows r, r+1, r+2 (index mod 3) */
     st[0].sum = f32_row_sum(X, n);
-    st[0].ss = f32_row_sq_dev(X, n, mean_of(&st[0], n));
+    st[0].ss = f32_row_sq_dev(X, n, mean_of(&st[0], n), NULL);
     if (rows > 1) st[1].sum = f32_row_sum(X + n, n);
     for (size_t r = 0; r < rows; r++) {
         row_stats *s0 = &st[r % 3], *s1 = &st[(r + 1) % 3], *s2 = &st[(r + 2) % 3];
@@ -94,7 +125,7 @@ static void forward(const ln_args *a)
             /* the last two rows, or a row for the double fallback: the stages one by one */
             if (row_ok(s0)) f32_normalize(x0, y, a->gamma, a->beta, n, mean, rstd, stream);
             else f32_row_f64(x0, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
-            if (r + 1 < rows) s1->ss = f32_row_sq_dev(x1, n, mean_of(s1, n));
+            if (r + 1 < rows) s1->ss = f32_row_sq_dev(x1, n, mean_of(s1, n), NULL);
             if (r + 2 < rows) s2->sum = f32_row_sum(x2, n);
         }
         if (a->mean) a->mean[r] = mean_out;

@@ -43,12 +43,15 @@ static inline double f32_row_sum(const float *x, size_t n)
 
 /* Sum of squared deviations about mean over x[j..n), fma, into the four partial sums acc (which
  * the caller may have started on x[0..j), j a multiple of 4 W), returned in double; grouped the
- * same wherever the loop was entered, like f32_sum_from. */
-LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean, vf acc[4])
+ * same wherever the loop was entered, like f32_sum_from. pf: a row of n floats to prefetch
+ * meanwhile (the next one) into L2, or NULL. */
+LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean, vf acc[4], const float *pf)
 {
     const vf m = vf_set1(mean);
     vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
+        if (pf)
+            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + j + k), _MM_HINT_T1);
         vf d0 = vf_sub(vf_load(x + j), m), d1 = vf_sub(vf_load(x + j + VF_W), m);
         vf d2 = vf_sub(vf_load(x + j + 2 * VF_W), m), d3 = vf_sub(vf_load(x + j + 3 * VF_W), m);
         a0 = vf_fma(d0, d0, a0);
@@ -67,10 +70,10 @@ LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean,
     return vf_sum(vf_add(vf_add(a0, a1), vf_add(a2, a3)));
 }
 
-static inline double f32_row_sq_dev(const float *x, size_t n, float mean)
+static inline double f32_row_sq_dev(const float *x, size_t n, float mean, const float *pf)
 {
     vf acc[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
-    return f32_sq_dev_from(x, n, 0, mean, acc);
+    return f32_sq_dev_from(x, n, 0, mean, acc, pf);
 }
 
 /* One output vector (x - mean) * (rstd * g) + b at element i: all of it, or its first m < W

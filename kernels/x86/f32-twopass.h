@@ -12,7 +12,7 @@ static void forward(const ln_args *a)
         float *y = (float *)a->y + r * n;
         double sum = f32_row_sum(x, n);
         const float mean = (float)(sum / (double)n);
-        double ss = f32_row_sq_dev(x, n, mean), mean_out = mean, rstd_out;
+        double ss = f32_row_sq_dev(x, n, mean, NULL), mean_out = mean, rstd_out;
         if (isfinite(ss) && isfinite(sum)) {
             const float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
             f32_normalize(x, y, a->gamma, a->beta, n, mean, rstd, 0);

@@ -219,15 +219,17 @@ static int in_bound_domain(const fuzz_problem *p, const ln_prepared *row)
     }
     for (size_t i = 0; p->beta && i < D; i++)
         if (fabs(ln_load(p->t, p->beta, i)) > max_gxhat) return 0;
-    /* No gradual underflow worth a unit roundoff: gamma and beta normal or zero, outputs well
-     * above the smallest normal, and when some exact output is subnormal (flushed to zero by
-     * some instructions), the largest so far above it that a flush costs under u/16. */
+    /* No gradual underflow worth a unit roundoff: gamma, beta and rstd * gamma normal or zero,
+     * outputs well above the smallest normal, and when some exact output is subnormal (flushed
+     * to zero by some instructions), the largest so far above it that a flush costs under u/16. */
     double smallest = ldexp(1.0, f->emin), max_y = 0;
     int subnormal_y = 0;
     for (size_t i = 0; i < D; i++) {
         double g = p->gamma ? ln_load(p->t, p->gamma, i) : 1, b = p->beta ? ln_load(p->t, p->beta, i) : 0;
         double ex = fabs(row->y_hi[i] + row->y_lo[i]);
         if ((g != 0 && fabs(g) < smallest) || (b != 0 && fabs(b) < smallest)) return 0;
+        /* kernels may fold rstd into gamma first: that product must not underflow either */
+        if (g != 0 && fabs(g) * row->stats->rstd < ldexp(smallest, f->p + 4)) return 0;
         max_y = fmax(max_y, ex);
         subnormal_y |= ex != 0 && ex < smallest;
     }

@@ -180,6 +180,37 @@ static void test_agrees_with_scalar_sibling(void **state)
     }
 }
 
+/* A "fused" kernel reorders f32-twopass's work (pipelined rows, prefetch, streaming stores) but
+ * claims the same arithmetic term for term: its outputs and statistics must be the same bits as
+ * the two-pass kernel of its dtype and ISA, on short rows (pipeline) and long ones. */
+static void test_fused_is_twopass_reordered(void **state)
+{
+    (void)state;
+    const size_t dims[] = {33, 770, 3001};
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        char alg[32], name[128];
+        if (!is_simd(k) || strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "fused") != 0) continue;
+        snprintf(name, sizeof name, "%s-twopass-%s", ln_fmt(k->dtype)->name, ln_kernel_isa_name(k));
+        const ln_kernel *tp = ln_kernel_find(name);
+        assert_non_null(tp);
+        for (size_t ni = 0; ni < 3; ni++) {
+            const size_t D = dims[ni], rows = 5, bytes = rows * D * ln_fmt(k->dtype)->size;
+            ln_prepared p;
+            prepare(&p, k->dtype, "outlier:1000", D, rows, ni != 1);
+            void *y1 = malloc(bytes), *y2 = malloc(bytes);
+            ln_errors e1, e2;
+            ln_measure_kernel(tp, &p, &e1, y1);
+            ln_measure_kernel(k, &p, &e2, y2);
+            if (memcmp(y1, y2, bytes)) fail_msg("%s and %s differ at D=%zu", k->name, tp->name, D);
+            assert_true(e1.mean_relerr == e2.mean_relerr && e1.rstd_relerr == e2.rstd_relerr);
+            free(y1);
+            free(y2);
+            ln_prepared_free(&p);
+        }
+    }
+}
+
 /* rows = 0 or D = 0 write nothing. */
 static void test_empty_is_noop(void **state)
 {
@@ -251,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_within_claimed_bound),
         cmocka_unit_test(test_alignment_and_in_place),
         cmocka_unit_test(test_agrees_with_scalar_sibling),
+        cmocka_unit_test(test_fused_is_twopass_reordered),
         cmocka_unit_test(test_empty_is_noop),
         cmocka_unit_test(test_isa_cap_hides_kernels),
         cmocka_unit_test(test_onednn_peer),

@@ -136,24 +136,33 @@ static double normalize(const float *x, float *y, const double *g, const double 
 #undef CASE
 }
 
-/* gamma or beta widened to double once per call (NULL stays NULL), so no row converts them. */
-static double *widen(const float *v, size_t n)
+/* gamma and beta widened to double once per call (NULL stays NULL), so no row converts them,
+ * into a per-thread buffer that only grows: no allocation (and no page faults) per call. */
+static void widen(const float *g, const float *b, size_t n, double **gd, double **bd)
 {
-    if (!v) return NULL;
-    double *w = malloc(n * sizeof *w);
-    if (!w) {
-        fprintf(stderr, "f32-accurate: out of memory\n");
-        exit(1);
+    static _Thread_local double *buf;
+    static _Thread_local size_t cap;
+    if (2 * n > cap) {
+        free(buf);
+        cap = 2 * n;
+        buf = malloc(cap * sizeof *buf);
+        if (!buf) {
+            fprintf(stderr, "f32-accurate: out of memory\n");
+            exit(1);
+        }
     }
-    for (size_t i = 0; i < n; i++) w[i] = v[i];
-    return w;
+    *gd = g ? buf : NULL;
+    *bd = b ? buf + n : NULL;
+    for (size_t i = 0; g && i < n; i++) buf[i] = g[i];
+    for (size_t i = 0; b && i < n; i++) buf[n + i] = b[i];
 }
 
 static void forward(const ln_args *a)
 {
     const size_t n = a->D;
     if (n == 0 || a->rows == 0) return;
-    double *g = widen(a->gamma, n), *b = widen(a->beta, n);
+    double *g, *b;
+    widen(a->gamma, a->beta, n, &g, &b);
     double sum = row_sum((const float *)a->x, n);
     for (size_t r = 0; r < a->rows; r++) {
         const float *x = (const float *)a->x + r * n;
@@ -168,8 +177,6 @@ static void forward(const ln_args *a)
         if (a->mean) a->mean[r] = mu_hi + mu_lo;
         if (a->rstd) a->rstd[r] = rstd;
     }
-    free(g);
-    free(b);
 }
 
 /* In units of the fp32 u: the final rounding (<= 1, as normwise error is relative to max|y|)

@@ -58,7 +58,7 @@ void ln_gb_counter(ln_gb_state *st, const char *name, double value, unsigned fla
  * over the repetitions ("mean", "median", "stddev", "cv", "min", "max"; cv is a fraction). */
 #define LN_GB_MAX_COUNTERS 8
 typedef struct {
-    char name[192];                 /* the run name, without the aggregate suffix */
+    char name[320];                 /* the run name, without the aggregate suffix */
     char aggregate[16];
     int64_t repetition;             /* index of a single repetition; -1 for an aggregate */
     int64_t repetitions;            /* how many the benchmark ran */

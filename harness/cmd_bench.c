@@ -80,6 +80,8 @@ static double max_call_seconds;
 /* --quiet: no Google Benchmark report and no table, a progress line on a terminal instead. */
 static int quiet;
 static size_t total_cases;
+/* The user's --benchmark_filter, extended to keep the probes. */
+static char *filter_flag;
 
 /* One set of buffers for every case: allocated once at the largest size, touched once, and
  * refilled only when the case to run needs other data. */
@@ -279,6 +281,84 @@ static void add_meta_context(uint64_t seed, int argc, char **argv)
     ln_gb_add_context("lnbench_bytes_counted", "x read + y written per call; gamma and beta excluded");
 }
 
+/* The CSV rows (and, unless quiet, the same as a table on stdout); returns the count. */
+static size_t write_csv(FILE *f, const bench_case *cases, size_t ncases, const stats *st, const int *ran)
+{
+    fputs("kernel,dtype,D,rows,bytes,regime,dist,eps,threads,repetitions,ns_per_row,gbps,gbps_min,gbps_max,cv,"
+          "bw_fraction,affine_bytes,gbps_cpu\n",
+          f);
+    if (!quiet) printf("\n%-44s %-6s %8s %8s %8s %6s %8s\n", "benchmark", "regime", "GB/s", "min", "max", "cv%", "bw_frac");
+    size_t rows_written = 0;
+    for (size_t i = 0; i < ncases; i++) {
+        const bench_case *bc = &cases[i];
+        if (!ran[i]) continue;
+        double fraction = NAN;
+        for (size_t q = 0; q < ncases; q++)
+            if (cases[q].what == PROBE_COPY && cases[q].size == bc->size && ran[q]) fraction = st[i].gbps / st[q].gbps;
+        const ln_format *fmt = ln_fmt(bc->dtype);
+        fprintf(f, "%s,%s,%zu,%zu,%zu,%s,", bc->label, fmt->name, bc->D, bc->rows, bc->xbytes, regime(bc->size));
+        if (bc->what == KERNEL) fprintf(f, "%s,%g,", bc->dist->spec, bc->eps);
+        else fputs(",,", f);
+        fprintf(f, "1,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g\n", st[i].reps, 1e9 / st[i].rows_per_second,
+                st[i].gbps, st[i].gbps_min, st[i].gbps_max, st[i].cv, fraction,
+                bc->what == KERNEL ? 2 * bc->D * fmt->size : 0, st[i].gbps_cpu);
+        if (!quiet)
+            printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", bc->name, regime(bc->size), st[i].gbps,
+                   st[i].gbps_min, st[i].gbps_max, 100 * st[i].cv, fraction);
+        rows_written++;
+    }
+    return rows_written;
+}
+
+/* Noisy benchmarks (CV), benchmarks that did not have the CPU to themselves, skipped cases. */
+static void print_warnings(const bench_case *cases, size_t ncases, const stats *st, const int *ran, size_t nrows)
+{
+    size_t noisy = 0, worst = 0;
+    for (size_t i = 0; i < ncases; i++) {
+        if (!ran[i] || !(st[i].cv > CV_WARNING)) continue;
+        if (!noisy++ || st[i].cv > st[worst].cv) worst = i;
+        if (!quiet)
+            fprintf(stderr, "lnbench: warning: %s: CV %.1f%% over %d repetitions (> %.0f%%): the machine is noisy\n",
+                    cases[i].name, 100 * st[i].cv, st[i].reps, 100 * CV_WARNING);
+    }
+    if (noisy)
+        fprintf(stderr, "lnbench: warning: %zu of %zu benchmarks have a CV above %.0f%% (worst %s: %.1f%%): "
+                "the machine is noisy; compare medians within one run\n",
+                noisy, nrows, 100 * CV_WARNING, cases[worst].name, 100 * st[worst].cv);
+    /* On a shared machine the wall clock also counts other processes' turns on the CPU. */
+    size_t shared = 0, most_shared = 0;
+    for (size_t i = 0; i < ncases; i++) {
+        if (!ran[i] || !(st[i].cpu_ns < CPU_SHARE_WARNING * st[i].real_ns)) continue;
+        if (!shared++ || st[i].cpu_ns / st[i].real_ns < st[most_shared].cpu_ns / st[most_shared].real_ns)
+            most_shared = i;
+    }
+    if (shared)
+        fprintf(stderr, "lnbench: warning: in %zu of %zu benchmarks the timed calls had the CPU less than %.0f%% of "
+                "their wall time (least: %s, %.0f%%): other processes were running; gbps is low by that much, "
+                "gbps_cpu (from CPU time) is not\n",
+                shared, nrows, 100 * CPU_SHARE_WARNING, cases[most_shared].name,
+                100 * st[most_shared].cpu_ns / st[most_shared].real_ns);
+    for (size_t i = 0; i < ncases; i++) {
+        if (!(cases[i].predicted_s > 0)) continue;
+        if (!quiet) {
+            printf("skipped %s: one call would take ~%.1f s (--max-call-seconds %g)\n", cases[i].name,
+                   cases[i].predicted_s, max_call_seconds);
+            continue;
+        }
+        /* quiet: one line per kernel, at its first skipped case */
+        size_t count = 0, first = i;
+        double longest = 0;
+        for (size_t j = 0; j < ncases; j++)
+            if (cases[j].predicted_s > 0 && cases[j].k == cases[i].k) {
+                if (!count++) first = j;
+                longest = cases[j].predicted_s > longest ? cases[j].predicted_s : longest;
+            }
+        if (first == i)
+            printf("skipped %zu case%s of %s: one call would take up to ~%.1f s (--max-call-seconds %g)\n", count,
+                   count > 1 ? "s" : "", cases[i].label, longest, max_call_seconds);
+    }
+}
+
 static size_t *parse_counts(const char *list, const char *what, long long max, size_t *count)
 {
     char **items = ln_split_list(list, what, count);
@@ -331,10 +411,10 @@ static char **split_gbench_flags(int *argc, char **argv, int *ngb, const char **
                 ln_die_usage("bench: --benchmark_out_format: only json (the CSV is written by lnbench)");
         } else if (!strncmp(a, "--benchmark_filter=", 19) && a[19] && a[19] != '-' && strcmp(a + 19, "all")) {
             /* the probes run whatever the filter, so that every kernel gets its bw_fraction */
-            char *f = malloc(strlen(a) + 16);
-            if (!f) ln_die("out of memory");
-            sprintf(f, "--benchmark_filter=(%s)|^probe-", a + 19);
-            gb[n++] = f;
+            free(filter_flag);
+            if (!(filter_flag = malloc(strlen(a) + 16))) ln_die("out of memory");
+            sprintf(filter_flag, "--benchmark_filter=(%s)|^probe-", a + 19);
+            gb[n++] = filter_flag;
         } else {
             /* Google Benchmark answers a bad format with its help text and status 0 */
             const char *f = !strncmp(a, "--benchmark_format=", 19) ? a + 19 : NULL;
@@ -511,91 +591,26 @@ int cmd_bench(int argc, char **argv)
     ln_gb_result *res;
     size_t nres = ln_gb_run(&res);
     if (quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
-    if (listing) return 0;
-    if (nres == 0) ln_die("bench: no benchmark ran (does --benchmark_filter match any? see --benchmark_list_tests=true)");
-    ln_out_commit(&json);
+    if (!listing) {
+        if (nres == 0) ln_die("bench: no benchmark ran (does --benchmark_filter match any? see --benchmark_list_tests=true)");
+        ln_out_commit(&json);
+        stats *st = calloc(ncases, sizeof *st);
+        int *ran = calloc(ncases, sizeof *ran);
+        char *meta_path = malloc(strlen(out) + 16);
+        if (!st || !ran || !meta_path) ln_die("out of memory");
+        for (size_t i = 0; i < ncases; i++) ran[i] = case_stats(res, nres, &cases[i], &st[i]);
+        size_t rows_written = write_csv(csv.f, cases, ncases, st, ran);
+        ln_out_commit(&csv);
+        sprintf(meta_path, "%s.meta.json", out);
+        ln_meta_write_file(meta_path, seed, orig_argc, orig_argv);
+        print_warnings(cases, ncases, st, ran, rows_written);
+        printf("\nwrote %s (%zu rows), %s, %s\n", out, rows_written, json_path, meta_path);
+        free(meta_path), free(st), free(ran);
+    }
 
-    stats *st = calloc(ncases, sizeof *st);
-    int *ran = calloc(ncases, sizeof *ran);
-    if (!st || !ran) ln_die("out of memory");
-    for (size_t i = 0; i < ncases; i++) ran[i] = case_stats(res, nres, &cases[i], &st[i]);
-    fputs("kernel,dtype,D,rows,bytes,regime,dist,eps,threads,repetitions,ns_per_row,gbps,gbps_min,gbps_max,cv,"
-          "bw_fraction,affine_bytes,gbps_cpu\n",
-          csv.f);
-    if (!quiet) printf("\n%-44s %-6s %8s %8s %8s %6s %8s\n", "benchmark", "regime", "GB/s", "min", "max", "cv%", "bw_frac");
-    size_t rows_written = 0;
-    for (size_t i = 0; i < ncases; i++) {
-        const bench_case *bc = &cases[i];
-        if (!ran[i]) continue;
-        double fraction = NAN;
-        for (size_t q = 0; q < ncases; q++)
-            if (cases[q].what == PROBE_COPY && cases[q].size == bc->size && ran[q]) fraction = st[i].gbps / st[q].gbps;
-        const ln_format *fmt = ln_fmt(bc->dtype);
-        fprintf(csv.f, "%s,%s,%zu,%zu,%zu,%s,", bc->label, fmt->name, bc->D, bc->rows, bc->xbytes, regime(bc->size));
-        if (bc->what == KERNEL) fprintf(csv.f, "%s,%g,", bc->dist->spec, bc->eps);
-        else fputs(",,", csv.f);
-        fprintf(csv.f, "1,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g\n", st[i].reps, 1e9 / st[i].rows_per_second,
-                st[i].gbps, st[i].gbps_min, st[i].gbps_max, st[i].cv, fraction,
-                bc->what == KERNEL ? 2 * bc->D * fmt->size : 0, st[i].gbps_cpu);
-        if (!quiet)
-            printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", bc->name, regime(bc->size), st[i].gbps,
-               st[i].gbps_min, st[i].gbps_max, 100 * st[i].cv, fraction);
-        rows_written++;
-    }
-    ln_out_commit(&csv);
-    char *meta_path = malloc(strlen(out) + 16);
-    if (!meta_path) ln_die("out of memory");
-    sprintf(meta_path, "%s.meta.json", out);
-    ln_meta_write_file(meta_path, seed, orig_argc, orig_argv);
-    size_t noisy = 0, worst = 0;
-    for (size_t i = 0; i < ncases; i++) {
-        if (!ran[i] || !(st[i].cv > CV_WARNING)) continue;
-        if (!noisy++ || st[i].cv > st[worst].cv) worst = i;
-        if (!quiet)
-            fprintf(stderr, "lnbench: warning: %s: CV %.1f%% over %d repetitions (> %.0f%%): the machine is noisy\n",
-                    cases[i].name, 100 * st[i].cv, st[i].reps, 100 * CV_WARNING);
-    }
-    if (noisy)
-        fprintf(stderr, "lnbench: warning: %zu of %zu benchmarks have a CV above %.0f%% (worst %s: %.1f%%): "
-                "the machine is noisy; compare medians within one run\n",
-                noisy, rows_written, 100 * CV_WARNING, cases[worst].name, 100 * st[worst].cv);
-    /* On a shared machine the wall clock also counts other processes' turns on the CPU. */
-    size_t shared = 0, most_shared = 0;
-    for (size_t i = 0; i < ncases; i++) {
-        if (!ran[i] || !(st[i].cpu_ns < CPU_SHARE_WARNING * st[i].real_ns)) continue;
-        if (!shared++ || st[i].cpu_ns / st[i].real_ns < st[most_shared].cpu_ns / st[most_shared].real_ns)
-            most_shared = i;
-    }
-    if (shared)
-        fprintf(stderr, "lnbench: warning: in %zu of %zu benchmarks the timed calls had the CPU less than %.0f%% of "
-                "their wall time (least: %s, %.0f%%): other processes were running; gbps is low by that much, "
-                "gbps_cpu (from CPU time) is not\n",
-                shared, rows_written, 100 * CPU_SHARE_WARNING, cases[most_shared].name,
-                100 * st[most_shared].cpu_ns / st[most_shared].real_ns);
-    for (size_t i = 0; i < ncases; i++) {
-        if (!(cases[i].predicted_s > 0)) continue;
-        if (!quiet) {
-            printf("skipped %s: one call would take ~%.1f s (--max-call-seconds %g)\n", cases[i].name,
-                   cases[i].predicted_s, max_call_seconds);
-            continue;
-        }
-        /* quiet: one line per kernel, at its first skipped case */
-        size_t count = 0, first = i;
-        double longest = 0;
-        for (size_t j = 0; j < ncases; j++)
-            if (cases[j].predicted_s > 0 && cases[j].k == cases[i].k) {
-                if (!count++) first = j;
-                longest = cases[j].predicted_s > longest ? cases[j].predicted_s : longest;
-            }
-        if (first == i)
-            printf("skipped %zu case%s of %s: one call would take up to ~%.1f s (--max-call-seconds %g)\n", count,
-                   count > 1 ? "s" : "", cases[i].label, longest, max_call_seconds);
-    }
-    printf("\nwrote %s (%zu rows), %s, %s\n", out, rows_written, json_path, meta_path);
-
-    free(meta_path), free(st), free(ran), free(res), free(cases), free(json_default), free(out_flag);
+    free(res), free(cases), free(json_default), free(out_flag);
     for (size_t i = 0; i < ndist; i++) ln_dist_free(&dv[i]);
     free(dv), free(ev), free(eps_items), free(dist_specs), free(Dv), free(sizes), free(ks), free(gb);
-    free(orig_argv);
+    free(orig_argv), free(filter_flag);
     return 0;
 }

@@ -116,7 +116,8 @@ static void test_alignment_and_in_place(void **state)
             const size_t D = dims[ni], rows = 3, es = ln_fmt((ln_dtype)t)->size, bytes = rows * D * es;
             ln_prepared p;
             prepare(&p, (ln_dtype)t, "shifted", D, rows, 1);
-            unsigned char *y0 = malloc(bytes), *buf = aligned_alloc(64, 3 * bytes + 4 * D * es + 512);
+            size_t total = (3 * bytes + 4 * D * es + 512 + 63) / 64 * 64; /* aligned_alloc: a multiple of 64 */
+            unsigned char *y0 = malloc(bytes), *buf = aligned_alloc(64, total);
             unsigned char *x = buf + 4, *y = x + bytes + 60, *g = y + bytes + 60, *b = g + D * es + 60;
             unsigned char *xi = b + D * es + 60; /* in place: y = x */
             for (size_t i = 0; i < ln_num_kernels; i++) {

@@ -181,3 +181,10 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
     free(rstd);
     if (!y_out) free(y);
 }
+
+double ln_kappa_max(const ln_prepared *p)
+{
+    double k = 0;
+    for (size_t r = 0; r < p->c.rows; r++) k = fmax(k, p->stats[r].kappa);
+    return k;
+}

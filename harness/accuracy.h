@@ -52,4 +52,8 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
 /* The error metrics of y against p's reference (also used for outputs computed elsewhere). */
 void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e);
 
+/* The largest condition number sqrt(1 + mean^2/(var + eps)) over p's rows: the kappa at which
+ * a kernel's claimed bound applies to the whole case. */
+double ln_kappa_max(const ln_prepared *p);
+
 #endif

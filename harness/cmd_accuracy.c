@@ -292,8 +292,7 @@ int cmd_accuracy(int argc, char **argv)
                     ln_prepared p;
                     double t0 = now_seconds();
                     if (ln_prepare(&cs, &p) != 0) ln_die("could not prepare the case %s D=%zu", d->spec, cs.D);
-                    double ref_seconds = now_seconds() - t0, kappa_max = 0;
-                    for (size_t r = 0; r < cs.rows; r++) kappa_max = fmax(kappa_max, p.stats[r].kappa);
+                    double ref_seconds = now_seconds() - t0, kappa_max = ln_kappa_max(&p);
                     char folder[4200];
                     void *y_dump = NULL;
                     if (dump_dir) {

@@ -44,13 +44,6 @@ static void prepare(ln_prepared *p, ln_dtype t, const char *dist, size_t D, doub
     assert_int_equal(ln_prepare(&c, p), 0);
 }
 
-static double kappa_max(const ln_prepared *p)
-{
-    double k = 0;
-    for (size_t r = 0; r < p->c.rows; r++) k = fmax(k, p->stats[r].kappa);
-    return k;
-}
-
 /* Runs k on p's inputs in place (y = a copy of x) without statistics; y receives the result. */
 static void run_in_place(const ln_kernel *k, const ln_prepared *p, void *y)
 {
@@ -72,7 +65,7 @@ static void check_claims(const ln_kernel *k, const ln_prepared *p, ln_errors *e)
     assert_non_null(y);
     assert_non_null(y_in_place);
     ln_measure_kernel(k, p, e, y);
-    double kappa = kappa_max(p), bound = k->bound(c->D, kappa), u = ln_unit_roundoff(c->dtype);
+    double kappa = ln_kappa_max(p), bound = k->bound(c->D, kappa), u = ln_unit_roundoff(c->dtype);
     if (isfinite(bound)) {
         CHECK(e->nonfinite == 0, "%s on %s D=%zu: %zu non-finite outputs", k->name, c->dist.spec, c->D, e->nonfinite);
         CHECK(e->max_norm <= bound, "%s on %s D=%zu eps=%g: normwise error %g u > bound %g u (kappa %g)", k->name,
@@ -302,7 +295,7 @@ static void test_bounds_catch_wrong_kernels(void **state)
             for (size_t i = 0; i < ln_num_kernels; i++) {
                 const ln_kernel *k = ln_all_kernels[i];
                 if (!tested(k) || k->dtype != dtypes[t]) continue;
-                double bound = k->bound(16, kappa_max(&p));
+                double bound = k->bound(16, ln_kappa_max(&p));
                 CHECK(err > bound, "%s's bound %g u at D=16 does not catch a %s (%g u)", k->name, bound,
                       mutant_names[bug], err);
             }
@@ -320,7 +313,7 @@ static void test_bounds_catch_wrong_kernels(void **state)
     for (size_t i = 0; i < sizeof at768 / sizeof *at768; i++) {
         const ln_kernel *k = ln_kernel_find(at768[i].kernel);
         assert_non_null(k);
-        double err = mutant_error(&p, at768[i].bug), bound = k->bound(768, kappa_max(&p));
+        double err = mutant_error(&p, at768[i].bug), bound = k->bound(768, ln_kappa_max(&p));
         CHECK(err > bound, "%s's bound %g u at D=768 does not catch a %s (%g u)", k->name, bound,
               mutant_names[at768[i].bug], err);
     }

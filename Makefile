@@ -29,7 +29,7 @@ ifeq ($(FUZZ),1)
 CC := clang
 CXX := clang++
 SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-BUILD := build-fuzz
+BUILD := $(if $(filter command line,$(origin BUILD)),$(BUILD),build-fuzz)
 endif
 ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
@@ -139,8 +139,9 @@ compare:
 	/usr/bin/python3 /usr/share/benchmark/compare.py $(COMPARE_FLAGS) benchmarks $(BASE) $(NEW)
 
 # `make fuzz SECONDS=N`: builds each libFuzzer target fuzz/fuzz_<name>.c into build-fuzz/ and
-# runs it N seconds on a working corpus (build-fuzz/corpus/<name>) seeded from fuzz/corpus/<name>;
-# a failing input lands in build-fuzz/crashes/<name>/ (replay: build-fuzz/fuzz/<name> FILE).
+# runs it N seconds on a working corpus (build-fuzz/corpus/<name>) seeded from fuzz/corpus/<name>
+# and tests/regress/<name> (past failures, replayed first under clang's sanitizers); a failing
+# input lands in build-fuzz/crashes/<name>/ (replay: build-fuzz/fuzz/<name> FILE).
 FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
 SECONDS ?= 60
 fuzz:
@@ -150,7 +151,8 @@ fuzz:
 	    mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \
 	    echo "fuzz: $$t for $(SECONDS) s"; \
 	    build-fuzz/fuzz/$$t -max_total_time=$(SECONDS) -print_final_stats=1 \
-	        -artifact_prefix=build-fuzz/crashes/$$t/ build-fuzz/corpus/$$t fuzz/corpus/$$t || exit 1; \
+	        -artifact_prefix=build-fuzz/crashes/$$t/ build-fuzz/corpus/$$t fuzz/corpus/$$t \
+	        $$([ -d tests/regress/$$t ] && echo tests/regress/$$t) || exit 1; \
 	done
 
 $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a

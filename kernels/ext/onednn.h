@@ -1,0 +1,28 @@
+/* oneDNN's layer normalization (libdnnl 2.6 C API) behind the kernel ABI, shared by the
+ * ext-onednn-<dtype> wrappers: one primitive cache, one engine and stream, one thread.
+ *
+ * Threads: Debian's libdnnl is built with DNNL_CPU_RUNTIME = OMP (libgomp), which reads
+ * OMP_NUM_THREADS when the library is loaded, before main, so setenv() is too late. libgomp's
+ * omp_set_num_threads() is looked up at run time (dlsym: no -fopenmp or -lgomp needed) and
+ * called before every execution; it sets the calling thread's team size, which is what oneDNN
+ * asks omp_get_max_threads() for.
+ *
+ * Primitives are cached per (dtype, rows, D, eps, scale/shift flags), so a timing loop measures
+ * the kernel, not the primitive creation (a few hundred microseconds). Inference mode does not
+ * return the statistics: mean and rstd are left untouched. */
+#ifndef LN_EXT_ONEDNN_H
+#define LN_EXT_ONEDNN_H
+
+#include "kernel.h"
+
+/* Runs oneDNN's layer_normalization_forward (inference, use_scale/use_shift when gamma/beta are
+ * given) on a, whose x and y are of dtype t (LN_F32 or LN_BF16). oneDNN 2.6 takes scale and
+ * shift in fp32 whatever the data type: 16-bit gamma/beta are widened (exactly) on each call
+ * into a buffer kept with the cached primitive. name prefixes error messages. */
+void ln_onednn_forward(const ln_args *a, ln_dtype t, const char *name);
+
+/* The name of the implementation oneDNN picks for dtype t on this CPU ("jit:avx512_core",
+ * "ref:any", ...), for the docs and tests; NULL when it has none. */
+const char *ln_onednn_impl(ln_dtype t);
+
+#endif

@@ -144,6 +144,25 @@ static inline void f32_row_f64(const float *x, float *y, const float *g, const f
     *rstd_out = rstd;
 }
 
+/* One row as f32-twopass computes it (sum, squared deviations about the float mean, the
+ * normalization; the double fallback when the sums overflow); pf: the next row to prefetch into
+ * L2 during the variance pass, or NULL. The statistics used go to *mean_out and *rstd_out. */
+static inline void f32_row_twopass(const float *x, float *y, const float *g, const float *b, size_t n, double eps,
+                                   const float *pf, int stream, double *mean_out, double *rstd_out)
+{
+    double sum = f32_row_sum(x, n);
+    const float mean = (float)(sum / (double)n);
+    double ss = f32_row_sq_dev(x, n, mean, pf);
+    if (isfinite(ss) && isfinite(sum)) {
+        const float rstd = (float)(1.0 / sqrt(ss / (double)n + eps));
+        f32_normalize(x, y, g, b, n, mean, rstd, stream);
+        *mean_out = mean;
+        *rstd_out = rstd;
+    } else {
+        f32_row_f64(x, y, g, b, n, eps, mean_out, rstd_out);
+    }
+}
+
 /* Error bound of fp32 statistics accumulated in `lanes` independent partial sums, each a
  * sequential sum of about n / lanes terms, the partials then added in double: the mean is off by
  * at most c u (|mean| + sigma) with c = n / lanes + 2 (the division by n included); the sum of

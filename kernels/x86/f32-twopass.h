@@ -10,16 +10,8 @@ static void forward(const ln_args *a)
     for (size_t r = 0; r < a->rows && n > 0; r++) {
         const float *x = (const float *)a->x + r * n;
         float *y = (float *)a->y + r * n;
-        double sum = f32_row_sum(x, n);
-        const float mean = (float)(sum / (double)n);
-        double ss = f32_row_sq_dev(x, n, mean, NULL), mean_out = mean, rstd_out;
-        if (isfinite(ss) && isfinite(sum)) {
-            const float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
-            f32_normalize(x, y, a->gamma, a->beta, n, mean, rstd, 0);
-            rstd_out = rstd;
-        } else {
-            f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
-        }
+        double mean_out, rstd_out;
+        f32_row_twopass(x, y, a->gamma, a->beta, n, a->eps, NULL, 0, &mean_out, &rstd_out);
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }

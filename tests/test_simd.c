@@ -212,6 +212,49 @@ static void test_fused_is_twopass_reordered(void **state)
     }
 }
 
+/* A "shifted" kernel takes its statistics about a shift from the row's first elements, and must
+ * redo a row by f32-twopass's code when the shift is far from the mean: on rows whose first 32
+ * elements sit 100 above the rest, its outputs and statistics are f32-twopass's bits; the other
+ * rows stay within its bound. Short rows (the pipeline) and long ones (row groups), the bad
+ * rows mixed among good ones. */
+static void test_shifted_redoes_bad_shifts(void **state)
+{
+    (void)state;
+    const size_t dims[] = {300, 2100}, rows = 11;
+    size_t checked = 0;
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        char alg[32], name[128];
+        if (!is_simd(k) || strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "shifted") != 0) continue;
+        snprintf(name, sizeof name, "%s-twopass-%s", ln_fmt(k->dtype)->name, ln_kernel_isa_name(k));
+        const ln_kernel *tp = ln_kernel_find(name);
+        assert_non_null(tp);
+        for (size_t ni = 0; ni < 2; ni++) {
+            const size_t D = dims[ni];
+            float *x = malloc(rows * D * sizeof *x), *y1 = malloc(rows * D * sizeof *x), *y2 = malloc(rows * D * sizeof *x);
+            float *g = malloc(D * sizeof *g), *b = malloc(D * sizeof *b);
+            double m1[11], r1[11], m2[11], r2[11];
+            uint32_t seed = 12345;
+            for (size_t j = 0; j < rows * D; j++) {
+                seed = seed * 1664525u + 1013904223u;
+                x[j] = (float)(seed >> 8) * 0x1p-23f - 1.0f + ((j / D) % 4 == 1 && j % D < 32 ? 100.0f : 0.0f);
+            }
+            for (size_t j = 0; j < D; j++) g[j] = 1.0f + 0.25f * (float)(j % 5) / 4, b[j] = 0.25f * (float)(j % 3) / 2;
+            ln_args a = {.rows = rows, .D = D, .x = x, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = m1, .rstd = r1};
+            tp->forward(&a);
+            a.y = y2, a.mean = m2, a.rstd = r2;
+            k->forward(&a);
+            for (size_t r = 1; r < rows; r += 4) {
+                if (memcmp(y1 + r * D, y2 + r * D, D * sizeof *x) || m1[r] != m2[r] || r1[r] != r2[r])
+                    fail_msg("%s D=%zu row %zu: a bad shift was not redone as %s", k->name, D, r, tp->name);
+                checked++;
+            }
+            free(x), free(y1), free(y2), free(g), free(b);
+        }
+    }
+    if ((ln_cpu_features() & LN_ISA_AVX2) && ln_kernel_find("f32-shifted-avx2")) assert_true(checked > 0);
+}
+
 /* rows = 0 or D = 0 write nothing. */
 static void test_empty_is_noop(void **state)
 {
@@ -287,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_alignment_and_in_place),
         cmocka_unit_test(test_agrees_with_scalar_sibling),
         cmocka_unit_test(test_fused_is_twopass_reordered),
+        cmocka_unit_test(test_shifted_redoes_bad_shifts),
         cmocka_unit_test(test_empty_is_noop),
         cmocka_unit_test(test_isa_cap_hides_kernels),
         cmocka_unit_test(test_onednn_peer),

@@ -80,11 +80,13 @@ static void row_dev(const float *x, size_t n, double mu_hi, const float *pf, dou
 }
 
 /* ((x - mu_hi) - mu_lo) * (rstd * gamma) + beta for the W elements v, rounded once to float;
- * g and b are gamma and beta already widened to double (VF_W of each at g, b; the first m of them
- * when m < VF_W). */
-LN_INLINE vf out_vec(vf v, const double *g, const double *b, size_t m, vd hi, vd lo, vd rstd, int has_g,
-                     int has_b)
+ * g and b are gamma and beta already widened to double (VF_W of each at g + i, b + i; the first
+ * m of them when m < VF_W). g, b may be NULL when has_g, has_b say so: no offset is applied then. */
+LN_INLINE vf out_vec(vf v, const double *g, const double *b, size_t i, size_t m, vd hi, vd lo, vd rstd,
+                     int has_g, int has_b)
 {
+    if (has_g) g += i;
+    if (has_b) b += i;
     size_t m1 = m < VD_W ? m : VD_W, m2 = m - m1;
     vd ta = vd_sub(vd_sub(vd_from_lo(v), hi), lo), tb = vd_sub(vd_sub(vd_from_hi(v), hi), lo);
     vd sa = rstd, sb = rstd, ba = vd_set1(0.0), bb = ba;
@@ -107,7 +109,7 @@ LN_INLINE double normalize_body(const float *x, float *y, const double *g, const
     const vd hi = vd_set1(mu_hi), lo = vd_set1(mu_lo), rstd = vd_set1(rstd_d);
     vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0;
     size_t i = 0;
-#define OUT(i) out_vec(vf_load(x + (i)), g + (i), b + (i), VF_W, hi, lo, rstd, has_g, has_b)
+#define OUT(i) out_vec(vf_load(x + (i)), g, b, (i), VF_W, hi, lo, rstd, has_g, has_b)
     for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
         vf_store(y + i, OUT(i));
         vf_store(y + i + VF_W, OUT(i + VF_W));
@@ -119,7 +121,7 @@ LN_INLINE double normalize_body(const float *x, float *y, const double *g, const
     size_t j = i; /* xn's sum continues from here with sum_from's grouping */
     if (i + VF_W <= n) vf_store(y + i, OUT(i)), i += VF_W;
 #undef OUT
-    if (i < n) vf_store_part(y + i, out_vec(vf_load_part(x + i, n - i), g + i, b + i, n - i, hi, lo, rstd, has_g, has_b), n - i);
+    if (i < n) vf_store_part(y + i, out_vec(vf_load_part(x + i, n - i), g, b, i, n - i, hi, lo, rstd, has_g, has_b), n - i);
     vd acc[4] = {a0, a1, a2, a3};
     return has_next ? sum_from(xn, n, j, acc) : 0.0;
 }

@@ -1,0 +1,299 @@
+/* Shifted-data fp32 LayerNorm: one pass over x for the statistics instead of two. Per row a
+ * shift K (the mean of the row's first W elements, rounded to float) and, with four vector
+ * accumulators each, S1 = sum (x - K) and S2 = sum (x - K)^2 (fma); lanes added in double;
+ * mean = K + S1/n, var = S2/n - (S1/n)^2 (Chan, Golub & LeVeque 1983, the shifted-data
+ * algorithm: relative error ~ n u (1 + ((mean - K)/sigma)^2)). Then y = fma(x - mean,
+ * rstd * gamma, beta). Short rows, and all rows when streaming from memory, go through a
+ * two-stage pipeline: one loop normalizes row r (in cache) and takes the sums of row r+1 (from
+ * memory); streaming, it also prefetches row r+2 into L2. Long rows in cache go in groups that
+ * share each block of gamma/beta (forward_grouped). So x is read twice instead of three times,
+ * and from memory once.
+ *
+ * A sample shift guarantees nothing for an adversarial row (|mean - K| <= sqrt(n/W) sigma by
+ * Cauchy-Schwarz: a factor n/W on the error), so the kernel checks the shift it got: a row
+ * with (S1/n)^2 > var (|mean - K| beyond about one sigma), or whose sums are not finite, is
+ * redone by f32-twopass's row code (its double fallback included). The bound is the larger of
+ * the accepted rows' (with |mean - K|^2 <= 2 sigma^2, the check's own rounding included) and
+ * f32-twopass's. Included by f32-shifted-avx2.c and f32-shifted-avx512.c. */
+#include "f32-rows.h"
+
+/* The shift: the mean of the first min(n, W) elements, in float. */
+LN_INLINE float shift_of(const float *x, size_t n)
+{
+    size_t m = n < VF_W ? n : VF_W;
+    return (float)(vf_sum(vf_load_part(x, m)) / (double)m);
+}
+
+/* sum (x - K) and sum (x - K)^2 over x[j..n) into the partial sums s, q (which the caller may
+ * have started on x[0..j), j a multiple of 4 W), returned in double: grouped the same wherever
+ * the loop was entered, so the pipelined and the plain row agree bit for bit. */
+LN_INLINE void shifted_sums_from(const float *x, size_t n, size_t j, float K, vf s[4], vf q[4], double *s1,
+                                 double *s2)
+{
+    const vf k = vf_set1(K);
+    vf s0 = s[0], sa = s[1], sb = s[2], sc = s[3], q0 = q[0], qa = q[1], qb = q[2], qc = q[3];
+    for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
+        vf d0 = vf_sub(vf_load(x + j), k), d1 = vf_sub(vf_load(x + j + VF_W), k);
+        vf d2 = vf_sub(vf_load(x + j + 2 * VF_W), k), d3 = vf_sub(vf_load(x + j + 3 * VF_W), k);
+        s0 = vf_add(s0, d0), q0 = vf_fma(d0, d0, q0);
+        sa = vf_add(sa, d1), qa = vf_fma(d1, d1, qa);
+        sb = vf_add(sb, d2), qb = vf_fma(d2, d2, qb);
+        sc = vf_add(sc, d3), qc = vf_fma(d3, d3, qc);
+    }
+    for (; j + VF_W <= n; j += VF_W) {
+        vf d = vf_sub(vf_load(x + j), k);
+        s0 = vf_add(s0, d), q0 = vf_fma(d, d, q0);
+    }
+    if (j < n) {
+        vf d = vf_keep(vf_sub(vf_load_part(x + j, n - j), k), n - j);
+        sa = vf_add(sa, d), qa = vf_fma(d, d, qa);
+    }
+    *s1 = vf_sum(vf_add(vf_add(s0, sa), vf_add(sb, sc)));
+    *s2 = vf_sum(vf_add(vf_add(q0, qa), vf_add(qb, qc)));
+}
+
+static void shifted_sums(const float *x, size_t n, float K, double *s1, double *s2)
+{
+    vf z[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)}, w[4] = {z[0], z[1], z[2], z[3]};
+    shifted_sums_from(x, n, 0, K, z, w, s1, s2);
+}
+
+/* Normalizes x0 into y (mean, rstd) and takes the shifted sums of x1 about K1; prefetches the
+ * row pf (or none: NULL) into L2. */
+LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const float *b, float mean, float rstd,
+                             const float *x1, float K1, const float *pf, size_t n, double *s1, double *s2, int has_g,
+                             int has_b, int stream)
+{
+    const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd), k = vf_set1(K1);
+    vf z = vf_set1(0.0f), s[4] = {z, z, z, z}, q[4] = {z, z, z, z};
+    size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x0 and y, j walks x1 */
+    if (i) vf_store_part(y, f32_norm_part(x0, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
+#define STAGES(c)                                                                \
+    do {                                                                         \
+        vf v = f32_norm_vec(x0, g, b, i + c * VF_W, vmean, vrstd, has_g, has_b); \
+        vf d = vf_sub(vf_load(x1 + j + c * VF_W), k);                            \
+        s[c] = vf_add(s[c], d);                                                  \
+        q[c] = vf_fma(d, d, q[c]);                                               \
+        if (stream) vf_stream(y + i + c * VF_W, v);                              \
+        else vf_store(y + i + c * VF_W, v);                                      \
+    } while (0)
+    for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
+        if (pf)
+            for (size_t c = 0; c < 4 * VF_W; c += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + j + c), _MM_HINT_T1);
+        STAGES(0);
+        STAGES(1);
+        STAGES(2);
+        STAGES(3);
+    }
+#undef STAGES
+    for (; i + VF_W <= n; i += VF_W) {
+        vf v = f32_norm_vec(x0, g, b, i, vmean, vrstd, has_g, has_b);
+        if (stream) vf_stream(y + i, v);
+        else vf_store(y + i, v);
+    }
+    if (i < n) vf_store_part(y + i, f32_norm_part(x0, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
+    shifted_sums_from(x1, n, j, K1, s, q, s1, s2);
+}
+
+static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd,
+                     const float *x1, float K1, const float *pf, size_t n, double *s1, double *s2, int stream)
+{
+#define CASE(G, B)                                                                               \
+    do {                                                                                         \
+        if (stream) pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 1);      \
+        else pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 0);             \
+        return;                                                                                  \
+    } while (0)
+    if (g && b) CASE(1, 1);
+    if (g) CASE(1, 0);
+    if (b) CASE(0, 1);
+    CASE(0, 0);
+#undef CASE
+}
+
+/* mean and rstd from the shifted sums; 0 when the shift is too far from the mean for the
+ * claimed bound ((S1/n)^2 > var, NaN included) or a sum is not finite. */
+static int shifted_stats(double s1, double s2, float K, size_t n, double eps, float *mean, float *rstd)
+{
+    double d = s1 / (double)n, var = s2 / (double)n - d * d;
+    if (!isfinite(s1) || !isfinite(s2) || !(d * d <= var)) return 0;
+    *mean = (float)(K + d);
+    *rstd = (float)(1.0 / sqrt(var + eps));
+    return 1;
+}
+
+/* Long rows: gamma and beta (2 n floats) no longer stay in L1 beside x, and the pipeline's
+ * five streams (x twice, gamma, beta, y) all come from L2. So rows go in groups of GROUP: the
+ * group's rows are normalized block by block of BLOCK floats of gamma/beta (loaded from L2 once
+ * per group instead of once per row), while the next group's shifted sums are taken on the
+ * same block (and, streaming, the group after that prefetched into L2). */
+#define GROUP 4
+#define BLOCK 1024 /* a multiple of 4 W */
+
+typedef struct {
+    const float *x[GROUP]; /* rows to normalize */
+    float *y[GROUP];
+    float mean[GROUP], rstd[GROUP];
+    size_t count;
+    const float *x1[GROUP]; /* rows to sum about K1 */
+    float K1[GROUP];
+    size_t count1;
+    double s1[GROUP], s2[GROUP]; /* their sums, out */
+} row_group;
+
+/* sum (x - K) and sum (x - K)^2 over x[j..j1) (j1 - j a multiple of 4 W) into s, q. */
+LN_INLINE void shifted_block(const float *x, size_t j, size_t j1, float K, vf s[4], vf q[4])
+{
+    const vf k = vf_set1(K);
+    vf s0 = s[0], sa = s[1], sb = s[2], sc = s[3], q0 = q[0], qa = q[1], qb = q[2], qc = q[3];
+    for (; j < j1; j += 4 * VF_W) {
+        vf d0 = vf_sub(vf_load(x + j), k), d1 = vf_sub(vf_load(x + j + VF_W), k);
+        vf d2 = vf_sub(vf_load(x + j + 2 * VF_W), k), d3 = vf_sub(vf_load(x + j + 3 * VF_W), k);
+        s0 = vf_add(s0, d0), q0 = vf_fma(d0, d0, q0);
+        sa = vf_add(sa, d1), qa = vf_fma(d1, d1, qa);
+        sb = vf_add(sb, d2), qb = vf_fma(d2, d2, qb);
+        sc = vf_add(sc, d3), qc = vf_fma(d3, d3, qc);
+    }
+    s[0] = s0, s[1] = sa, s[2] = sb, s[3] = sc, q[0] = q0, q[1] = qa, q[2] = qb, q[3] = qc;
+}
+
+LN_INLINE void group_body(row_group *G, const float *g, const float *b, const float *pf, size_t n, int has_g,
+                          int has_b, int stream)
+{
+    vf s[GROUP][4], q[GROUP][4];
+    for (size_t k = 0; k < GROUP; k++)
+        for (size_t c = 0; c < 4; c++) s[k][c] = q[k][c] = vf_set1(0.0f);
+    const size_t nsum = n / (4 * VF_W) * (4 * VF_W); /* the sums' tails go through shifted_sums_from */
+    for (size_t j = 0; j < n; j += BLOCK) {
+        const size_t len = n - j < BLOCK ? n - j : BLOCK, send = j + len < nsum ? j + len : nsum;
+        for (size_t k = 0; k < G->count; k++)
+            f32_normalize_body(G->x[k] + j, G->y[k] + j, g ? g + j : g, b ? b + j : b, len, G->mean[k], G->rstd[k],
+                               has_g, has_b, stream);
+        for (size_t k = 0; k < G->count1; k++)
+            if (j < send) shifted_block(G->x1[k], j, send, G->K1[k], s[k], q[k]);
+        if (pf)
+            for (size_t k = 0; k < GROUP; k++)
+                for (size_t c = 0; c < len; c += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + k * n + j + c), _MM_HINT_T1);
+    }
+    for (size_t k = 0; k < G->count1; k++) shifted_sums_from(G->x1[k], n, nsum, G->K1[k], s[k], q[k], &G->s1[k], &G->s2[k]);
+}
+
+static void group(row_group *G, const float *g, const float *b, const float *pf, size_t n, int stream)
+{
+#define CASE(HG, HB)                                          \
+    do {                                                      \
+        if (stream) group_body(G, g, b, pf, n, HG, HB, 1);    \
+        else group_body(G, g, b, pf, n, HG, HB, 0);           \
+        return;                                               \
+    } while (0)
+    if (g && b) CASE(1, 1);
+    if (g) CASE(1, 0);
+    if (b) CASE(0, 1);
+    CASE(0, 0);
+#undef CASE
+}
+
+static void forward_grouped(const ln_args *a, int stream)
+{
+    const size_t n = a->D, rows = a->rows;
+    const float *X = a->x;
+    float *Y = a->y;
+    row_group G = {.count = 0};
+    for (size_t k = 0; k < GROUP && k < rows; k++) {
+        G.K1[k] = shift_of(X + k * n, n);
+        shifted_sums(X + k * n, n, G.K1[k], &G.s1[k], &G.s2[k]);
+    }
+    for (size_t r = 0; r < rows; r += GROUP) {
+        const size_t cnt = rows - r < GROUP ? rows - r : GROUP;
+        const size_t r1 = r + GROUP, cnt1 = r1 >= rows ? 0 : rows - r1 < GROUP ? rows - r1 : GROUP;
+        G.count = 0;
+        for (size_t k = 0; k < cnt; k++) {
+            const float *x = X + (r + k) * n;
+            float *y = Y + (r + k) * n, mean, rstd;
+            double mean_out, rstd_out;
+            if (shifted_stats(G.s1[k], G.s2[k], G.K1[k], n, a->eps, &mean, &rstd)) {
+                G.x[G.count] = x, G.y[G.count] = y, G.mean[G.count] = mean, G.rstd[G.count] = rstd;
+                G.count++;
+                mean_out = mean, rstd_out = rstd;
+            } else {
+                f32_row_twopass(x, y, a->gamma, a->beta, n, a->eps, NULL, stream, &mean_out, &rstd_out);
+            }
+            if (a->mean) a->mean[r + k] = mean_out;
+            if (a->rstd) a->rstd[r + k] = rstd_out;
+        }
+        G.count1 = cnt1;
+        for (size_t k = 0; k < cnt1; k++) {
+            G.x1[k] = X + (r1 + k) * n;
+            G.K1[k] = shift_of(G.x1[k], n);
+        }
+        group(&G, a->gamma, a->beta, stream && r1 + 2 * GROUP <= rows ? X + (r1 + GROUP) * n : NULL, n, stream);
+    }
+}
+
+/* The two-row pipeline, rows of n floats. */
+static void forward_pipelined(const ln_args *a, int stream)
+{
+    const size_t n = a->D, rows = a->rows;
+    const float *X = a->x;
+    float *Y = a->y;
+    float K = shift_of(X, n);
+    double s1, s2;
+    shifted_sums(X, n, K, &s1, &s2);
+    for (size_t r = 0; r < rows; r++) {
+        const float *x0 = X + r * n, *x1 = x0 + n;
+        float *y = Y + r * n, mean, rstd;
+        double mean_out, rstd_out;
+        const int ok = shifted_stats(s1, s2, K, n, a->eps, &mean, &rstd);
+        if (ok && r + 1 < rows) {
+            K = shift_of(x1, n);
+            pipeline(x0, y, a->gamma, a->beta, mean, rstd, x1, K, stream && r + 2 < rows ? x1 + n : NULL, n, &s1, &s2,
+                     stream);
+        } else {
+            if (ok) f32_normalize(x0, y, a->gamma, a->beta, n, mean, rstd, stream);
+            else f32_row_twopass(x0, y, a->gamma, a->beta, n, a->eps, NULL, stream, &mean_out, &rstd_out);
+            if (r + 1 < rows) {
+                K = shift_of(x1, n);
+                shifted_sums(x1, n, K, &s1, &s2);
+            }
+        }
+        if (ok) mean_out = mean, rstd_out = rstd;
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
+    }
+}
+
+/* Row groups from the length where the pipeline's 5 n floats outgrow L1 (40 KiB of it), and only
+ * in cache: streaming from memory they measured slower than the pipeline (0.52-0.66 of the copy
+ * probe against 0.67-0.76 at D 4096-16384, groups of 2 or 4 rows). */
+#define GROUP_MIN_D 2048
+
+static void forward(const ln_args *a)
+{
+    if (a->D == 0 || a->rows == 0) return;
+    const int stream = a->rows * a->D * sizeof(float) >= LN_STREAM_MIN_BYTES;
+    if (a->D >= GROUP_MIN_D && !stream) forward_grouped(a, stream);
+    else forward_pipelined(a, stream);
+    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+}
+
+/* Accepted rows, m = n / (4 W) terms per lane, e = (m + 3) u, t = |mean - K| / sigma <= sqrt 2
+ * (the check accepts (S1/n)^2 <= var on computed values; with e <= 0.05 that keeps t^2 < 2):
+ * S1/n is off by at most e (t + 1) sigma (the roundings of x - K included), so the mean by that
+ * plus its rounding to float, u |mean|; S2/n = var + (mean - K)^2 <= (1 + t^2) sigma^2 with
+ * relative error e, and (S1/n)^2 moves by 2 t e (t + 1) sigma^2: var relative error
+ * e (1 + t^2 + 2 t (t + 1)) + (e (t + 1))^2 + 3 u. Rejected rows: f32-twopass's bound. */
+static double bound(size_t n, double kappa)
+{
+    const double u = 0x1p-24, t = sqrt(2.0);
+    double m = ceil((double)n / (4.0 * VF_W)), e = (m + 3.0) * u;
+    if (e > 0.05) return INFINITY;
+    double shifted = ln_bound_mean(1.0, kappa, u, u) + ln_bound_mean(m + 3.0, t, u, u) +
+                     ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * u, u) +
+                     ln_bound_epilogue(u, u);
+    return fmax(shifted, f32_lanes_bound(n, kappa, 4 * VF_W, 0.0));
+}
+
+#define HOW                                                                                       \
+    "fp32 shifted data, one pass: K = mean of the first W x, S1 = sum(x-K), S2 = sum(x-K)^2 in " \
+    "4 vector accumulators; var = S2/n - (S1/n)^2; rows with (S1/n)^2 > var redone two-pass; "   \
+    "2-row pipeline (normalize r, sums of r+1); var rel. error <= 10 (n/(4W)+3) u"

@@ -219,17 +219,24 @@ static inline void ln_half_twopass_avx512(const ln_args *a, ln_dtype t, int mulb
         const uint16_t *x = (const uint16_t *)a->x + r * D;
         uint16_t *y = (uint16_t *)a->y + r * D;
         float mean = ln_half_sum_avx512(t, x, D) / (float)D;
-        __m512 vmean = _mm512_set1_ps(mean), s0 = _mm512_setzero_ps(), s1 = s0;
+        __m512 vmean = _mm512_set1_ps(mean), s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         size_t i = 0;
-        for (; i + 32 <= D; i += 32) {
-            /* the next row's line, so that its memory reads overlap this row's arithmetic
-             * (the hardware prefetcher sees only L1 hits in this pass) */
+        for (; i + 64 <= D; i += 64) {
+            /* the next row's lines, so that its memory reads overlap this row's arithmetic
+             * (the hardware prefetcher sees only L1 hits in this pass); four accumulators, as
+             * the fma latency limits this loop (two measured 15-19% slower in L1) */
             _mm_prefetch((const char *)(x + D + i), _MM_HINT_T0);
+            _mm_prefetch((const char *)(x + D + i + 32), _MM_HINT_T0);
             __m512 d0 = _mm512_sub_ps(ln_half_load16(t, x + i, 0xffff), vmean);
             __m512 d1 = _mm512_sub_ps(ln_half_load16(t, x + i + 16, 0xffff), vmean);
+            __m512 d2 = _mm512_sub_ps(ln_half_load16(t, x + i + 32, 0xffff), vmean);
+            __m512 d3 = _mm512_sub_ps(ln_half_load16(t, x + i + 48, 0xffff), vmean);
             s0 = _mm512_fmadd_ps(d0, d0, s0);
             s1 = _mm512_fmadd_ps(d1, d1, s1);
+            s2 = _mm512_fmadd_ps(d2, d2, s2);
+            s3 = _mm512_fmadd_ps(d3, d3, s3);
         }
+        s0 = _mm512_add_ps(s0, s2), s1 = _mm512_add_ps(s1, s3);
         for (; i < D; i += 16) {
             __mmask16 m = ln_half_mask16(D - i);
             __m512 d = _mm512_maskz_sub_ps(m, ln_half_load16(t, x + i, m), vmean);

@@ -10,7 +10,7 @@ static void forward(const ln_args *a) { ln_half_twopass_avx512(a, LN_BF16, 1); }
 /* As the two-pass, plus the rounding of mean * rstd: |mean| rstd ua <= kappa ua, in u_bf16. */
 static double bound(size_t n, double kappa)
 {
-    return ln_half_f32acc_bound(n / 32.0 + 10, kappa, 0x1p-8) + kappa * 0x1p-24 / 0x1p-8;
+    return ln_half_f32acc_bound(n / 64.0 + 10, kappa, 0x1p-8) + kappa * 0x1p-24 / 0x1p-8;
 }
 
 const ln_kernel ln_bf16_f32acc_mulbias_avx512bf16 = {

@@ -5,8 +5,8 @@
 
 static void forward(const ln_args *a) { ln_half_twopass_avx512(a, LN_F16, 0); }
 
-/* 16-lane accumulators (4 for the sum, 2 for the squares): <= n/32 + 10 additions per lane. */
-static double bound(size_t n, double kappa) { return ln_half_f32acc_bound(n / 32.0 + 10, kappa, 0x1p-11); }
+/* 16-lane accumulators (4 for the sum, 4 for the squares): <= n/64 + 10 additions per lane. */
+static double bound(size_t n, double kappa) { return ln_half_f32acc_bound(n / 64.0 + 10, kappa, 0x1p-11); }
 
 const ln_kernel ln_f16_f32acc_twopass_avx512 = {
     .name = "f16-f32acc-twopass-avx512",
@@ -14,6 +14,6 @@ const ln_kernel ln_f16_f32acc_twopass_avx512 = {
     .isa = LN_ISA_AVX512,
     .forward = forward,
     .how = "F16C widening, fp32 16-lane sums for mean then squared deviations (fma), fp32 "
-           "epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/32) kappa 2^-13 u16",
+           "epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/64) kappa 2^-13 u16",
     .bound = bound,
 };

@@ -335,11 +335,8 @@ int cmd_accuracy(int argc, char **argv)
     fputc('\n', meta.f);
     ln_out_commit(&meta);
     ln_out_commit(&out);
-    if (interrupted) {
-        fprintf(stderr, "interrupted: %zu of %zu cases written to %s\n", pr.done, total, out_path);
-        return 130;
-    }
-    if (!quiet) fprintf(stderr, "wrote %zu rows to %s\n", pr.done, out_path);
+    if (interrupted) fprintf(stderr, "interrupted: %zu of %zu cases written to %s\n", pr.done, total, out_path);
+    else if (!quiet) fprintf(stderr, "wrote %zu rows to %s\n", pr.done, out_path);
     free(gamma_file.data);
     free(beta_file.data);
     free(epss);
@@ -350,5 +347,5 @@ int cmd_accuracy(int argc, char **argv)
     free(dists);
     free(dist_items);
     free(ks);
-    return 0;
+    return interrupted ? 130 : 0;
 }

@@ -164,11 +164,11 @@ static inline void ln_half_store16(ln_dtype t, uint16_t *p, __m512 v, __mmask16 
 }
 
 /* The fp32 sum of a 16-bit row: four 16-lane accumulators, so at most D/64 + 3 additions per
- * lane, then 6 levels of tree. */
-static inline float ln_half_sum_avx512(ln_dtype t, const uint16_t *x, size_t D)
+ * lane, then 6 levels of tree. _from: continues at element j (a multiple of 64) with the
+ * partial sums acc, so a pipelined caller groups the terms exactly as a plain one. */
+static inline float ln_half_sum_from_avx512(ln_dtype t, const uint16_t *x, size_t D, size_t i, __m512 acc[4])
 {
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    size_t i = 0;
+    __m512 s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
     for (; i + 64 <= D; i += 64) {
         s0 = _mm512_add_ps(s0, ln_half_load16(t, x + i, 0xffff));
         s1 = _mm512_add_ps(s1, ln_half_load16(t, x + i + 16, 0xffff));
@@ -177,6 +177,43 @@ static inline float ln_half_sum_avx512(ln_dtype t, const uint16_t *x, size_t D)
     }
     for (; i < D; i += 16) s0 = _mm512_add_ps(s0, ln_half_load16(t, x + i, ln_half_mask16(D - i)));
     return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+}
+
+static inline float ln_half_sum_avx512(ln_dtype t, const uint16_t *x, size_t D)
+{
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    return ln_half_sum_from_avx512(t, x, D, 0, acc);
+}
+
+/* The sum of (x - mean)^2 from element i (a multiple of 64) on, four accumulators acc (the fma
+ * latency limits this loop: two measured 15-19% slower in L1), merged pairwise before the
+ * tail; pf: a row whose lines to prefetch meanwhile (the hardware prefetcher sees only L1 hits
+ * in this pass), or NULL. */
+static inline float ln_half_sq_dev_from_avx512(ln_dtype t, const uint16_t *x, size_t D, size_t i, float mean,
+                                               __m512 acc[4], const uint16_t *pf)
+{
+    __m512 vmean = _mm512_set1_ps(mean), s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+    for (; i + 64 <= D; i += 64) {
+        if (pf) {
+            _mm_prefetch((const char *)(pf + i), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pf + i + 32), _MM_HINT_T0);
+        }
+        __m512 d0 = _mm512_sub_ps(ln_half_load16(t, x + i, 0xffff), vmean);
+        __m512 d1 = _mm512_sub_ps(ln_half_load16(t, x + i + 16, 0xffff), vmean);
+        __m512 d2 = _mm512_sub_ps(ln_half_load16(t, x + i + 32, 0xffff), vmean);
+        __m512 d3 = _mm512_sub_ps(ln_half_load16(t, x + i + 48, 0xffff), vmean);
+        s0 = _mm512_fmadd_ps(d0, d0, s0);
+        s1 = _mm512_fmadd_ps(d1, d1, s1);
+        s2 = _mm512_fmadd_ps(d2, d2, s2);
+        s3 = _mm512_fmadd_ps(d3, d3, s3);
+    }
+    s0 = _mm512_add_ps(s0, s2), s1 = _mm512_add_ps(s1, s3);
+    for (; i < D; i += 16) {
+        __mmask16 m = ln_half_mask16(D - i);
+        __m512 d = _mm512_maskz_sub_ps(m, ln_half_load16(t, x + i, m), vmean);
+        s0 = _mm512_fmadd_ps(d, d, s0);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
 /* y = (x - mean) * rstd * gamma + beta in fp32, one rounding to 16 bits per element. With
@@ -209,42 +246,93 @@ static inline void ln_half_epilogue_avx512(ln_dtype t, const uint16_t *x, uint16
                            ln_half_mask16(D - i));
 }
 
+/* One loop for three rows: normalizes x0 into y (mean, rstd), sums (x - mean1)^2 of x1 and x of
+ * x2, each with the grouping of the plain passes above (so the results are the same bits);
+ * prefetches the row pf (or none: NULL). */
+static inline __attribute__((always_inline)) void
+ln_half_pipeline_avx512(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g, const uint16_t *b, float mean,
+                        float rstd, const uint16_t *x1, float mean1, const uint16_t *x2, const uint16_t *pf, size_t D,
+                        float *ss1, float *sum2, int mulbias)
+{
+    const __m512 vmean = _mm512_set1_ps(mean), vrstd = _mm512_set1_ps(rstd), vbias = _mm512_set1_ps(-(mean * rstd));
+    const __m512 vmean1 = _mm512_set1_ps(mean1), z = _mm512_setzero_ps();
+    __m512 q0 = z, q1 = z, q2 = z, q3 = z, s0 = z, s1 = z, s2 = z, s3 = z;
+    size_t i = 0;
+#define STAGES(k, q, s)                                                                                        \
+    do {                                                                                                       \
+        ln_half_epilogue16(t, x0 + i + 16 * k, y + i + 16 * k, g ? g + i + 16 * k : NULL,                      \
+                           b ? b + i + 16 * k : NULL, vmean, vrstd, vbias, mulbias, 0xffff);                   \
+        __m512 d = _mm512_sub_ps(ln_half_load16(t, x1 + i + 16 * k, 0xffff), vmean1);                          \
+        q = _mm512_fmadd_ps(d, d, q);                                                                          \
+        s = _mm512_add_ps(s, ln_half_load16(t, x2 + i + 16 * k, 0xffff));                                      \
+    } while (0)
+    for (; i + 64 <= D; i += 64) {
+        if (pf) {
+            _mm_prefetch((const char *)(pf + i), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pf + i + 32), _MM_HINT_T0);
+        }
+        STAGES(0, q0, s0);
+        STAGES(1, q1, s1);
+        STAGES(2, q2, s2);
+        STAGES(3, q3, s3);
+    }
+#undef STAGES
+    ln_half_epilogue_avx512(t, x0 + i, y + i, g ? g + i : NULL, b ? b + i : NULL, D - i, mean, rstd, mulbias);
+    __m512 q[4] = {q0, q1, q2, q3}, s[4] = {s0, s1, s2, s3};
+    *ss1 = ln_half_sq_dev_from_avx512(t, x1, D, i, mean1, q, NULL);
+    *sum2 = ln_half_sum_from_avx512(t, x2, D, i, s);
+}
+
+static inline float ln_half_sq_dev_avx512(ln_dtype t, const uint16_t *x, size_t D, float mean, const uint16_t *pf)
+{
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    return ln_half_sq_dev_from_avx512(t, x, D, 0, mean, acc, pf);
+}
+
+/* Rows up to this length go through the three-row pipeline (3 rows of x, y, gamma, beta: 6 D
+ * 16-bit elements, kept within 40 KiB of L1). */
+#define LN_HALF_PIPELINE_MAX_D ((40u << 10) / (6 * sizeof(uint16_t)))
+
 /* The fp32 two-pass on 16-bit storage with AVX-512: 16-bit loads widened with vcvtph2ps (f16)
- * or a shift (bf16), fp32 accumulators, one rounding per output. */
+ * or a shift (bf16), fp32 accumulators, one rounding per output. Short rows as a three-row
+ * software pipeline (one loop normalizes row r, sums the squared deviations of row r+1 and the
+ * values of row r+2, prefetching row r+3): these kernels are bound by the core, not memory, and
+ * the pipeline overlaps one row's reductions, square root and division with the others' loops.
+ * Longer rows row by row, the variance pass prefetching the next row. Same bits either way. */
 static inline void ln_half_twopass_avx512(const ln_args *a, ln_dtype t, int mulbias)
 {
-    const size_t D = a->D;
-    if (D == 0) return; /* nothing to normalize: no statistics either */
-    for (size_t r = 0; r < a->rows; r++) {
-        const uint16_t *x = (const uint16_t *)a->x + r * D;
-        uint16_t *y = (uint16_t *)a->y + r * D;
-        float mean = ln_half_sum_avx512(t, x, D) / (float)D;
-        __m512 vmean = _mm512_set1_ps(mean), s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        size_t i = 0;
-        for (; i + 64 <= D; i += 64) {
-            /* the next row's lines, so that its memory reads overlap this row's arithmetic
-             * (the hardware prefetcher sees only L1 hits in this pass); four accumulators, as
-             * the fma latency limits this loop (two measured 15-19% slower in L1) */
-            _mm_prefetch((const char *)(x + D + i), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + D + i + 32), _MM_HINT_T0);
-            __m512 d0 = _mm512_sub_ps(ln_half_load16(t, x + i, 0xffff), vmean);
-            __m512 d1 = _mm512_sub_ps(ln_half_load16(t, x + i + 16, 0xffff), vmean);
-            __m512 d2 = _mm512_sub_ps(ln_half_load16(t, x + i + 32, 0xffff), vmean);
-            __m512 d3 = _mm512_sub_ps(ln_half_load16(t, x + i + 48, 0xffff), vmean);
-            s0 = _mm512_fmadd_ps(d0, d0, s0);
-            s1 = _mm512_fmadd_ps(d1, d1, s1);
-            s2 = _mm512_fmadd_ps(d2, d2, s2);
-            s3 = _mm512_fmadd_ps(d3, d3, s3);
+    const size_t D = a->D, rows = a->rows;
+    if (D == 0 || rows == 0) return; /* nothing to normalize: no statistics either */
+    const uint16_t *X = a->x, *g = a->gamma, *b = a->beta;
+    uint16_t *Y = a->y;
+    if (D > LN_HALF_PIPELINE_MAX_D) {
+        for (size_t r = 0; r < rows; r++) {
+            const uint16_t *x = X + r * D;
+            float mean = ln_half_sum_avx512(t, x, D) / (float)D;
+            float ss = ln_half_sq_dev_avx512(t, x, D, mean, r + 1 < rows ? x + D : NULL);
+            float rstd = 1.0f / sqrtf(ss / (float)D + (float)a->eps);
+            ln_half_epilogue_avx512(t, x, Y + r * D, g, b, D, mean, rstd, mulbias);
+            if (a->mean) a->mean[r] = mean;
+            if (a->rstd) a->rstd[r] = rstd;
         }
-        s0 = _mm512_add_ps(s0, s2), s1 = _mm512_add_ps(s1, s3);
-        for (; i < D; i += 16) {
-            __mmask16 m = ln_half_mask16(D - i);
-            __m512 d = _mm512_maskz_sub_ps(m, ln_half_load16(t, x + i, m), vmean);
-            s0 = _mm512_fmadd_ps(d, d, s0);
+        return;
+    }
+    float sum[3], ss[3]; /* rows r, r+1, r+2 (index mod 3) */
+    sum[0] = ln_half_sum_avx512(t, X, D);
+    ss[0] = ln_half_sq_dev_avx512(t, X, D, sum[0] / (float)D, NULL);
+    if (rows > 1) sum[1] = ln_half_sum_avx512(t, X + D, D);
+    for (size_t r = 0; r < rows; r++) {
+        const size_t k0 = r % 3, k1 = (r + 1) % 3, k2 = (r + 2) % 3;
+        const uint16_t *x0 = X + r * D, *x1 = x0 + D, *x2 = x1 + D;
+        const float mean = sum[k0] / (float)D, rstd = 1.0f / sqrtf(ss[k0] / (float)D + (float)a->eps);
+        if (r + 2 < rows) {
+            const uint16_t *pf = r + 3 < rows ? x2 + D : NULL;
+            if (mulbias) ln_half_pipeline_avx512(t, x0, Y + r * D, g, b, mean, rstd, x1, sum[k1] / (float)D, x2, pf, D, &ss[k1], &sum[k2], 1);
+            else ln_half_pipeline_avx512(t, x0, Y + r * D, g, b, mean, rstd, x1, sum[k1] / (float)D, x2, pf, D, &ss[k1], &sum[k2], 0);
+        } else {
+            ln_half_epilogue_avx512(t, x0, Y + r * D, g, b, D, mean, rstd, mulbias);
+            if (r + 1 < rows) ss[k1] = ln_half_sq_dev_avx512(t, x1, D, sum[k1] / (float)D, NULL);
         }
-        float ss = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-        float rstd = 1.0f / sqrtf(ss / (float)D + (float)a->eps);
-        ln_half_epilogue_avx512(t, x, y, a->gamma, a->beta, D, mean, rstd, mulbias);
         if (a->mean) a->mean[r] = mean;
         if (a->rstd) a->rstd[r] = rstd;
     }

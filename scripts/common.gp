@@ -21,7 +21,7 @@ set key noautotitle
 # One colour and point type per kernel, from its index (series.awk: its rank among the kernels
 # of its dtype seen in the run), so a kernel looks the same in every figure. Colour-blind-safe
 # colours first.
-palette = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #332288 #882255 #117733 #999933 #AA4499 #44AA99 #661100 #E31A1C #6A3D9A #B8860B"
+palette = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #332288 #882255 #117733 #999933 #AA4499 #44AA99 #661100 #E31A1C #6A3D9A #B8860B #2F4F4F #FF7F00 #7570B3 #E7298A #66A61E #A6761D #8C564B #1F78B4"
 points = "7 5 9 13 11 15 4 6 8 12 10 14"
 kcolor(i) = word(palette, 1 + int(i) % words(palette))
 kpoint(i) = word(points, 1 + int(int(i) / words(palette) + i) % words(points)) + 0

@@ -41,12 +41,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
         STAGES(3, q3, s3);
     }
 #undef STAGES
-    for (; i + VF_W <= n; i += VF_W) {
-        vf v = f32_norm_vec(x0, g, b, i, vmean, vrstd, has_g, has_b);
-        if (stream) vf_stream(y + i, v);
-        else vf_store(y + i, v);
-    }
-    if (i < n) vf_store_part(y + i, f32_norm_part(x0, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
+    f32_normalize_from(x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, stream);
     vf q[4] = {q0, q1, q2, q3}, s[4] = {s0, s1, s2, s3};
     *ss1 = f32_sq_dev_from(x1, n, j, mean1, q, NULL);
     *sum2 = f32_sum_from(x2, n, j, s);

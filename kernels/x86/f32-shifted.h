@@ -86,12 +86,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
         STAGES(3);
     }
 #undef STAGES
-    for (; i + VF_W <= n; i += VF_W) {
-        vf v = f32_norm_vec(x0, g, b, i, vmean, vrstd, has_g, has_b);
-        if (stream) vf_stream(y + i, v);
-        else vf_store(y + i, v);
-    }
-    if (i < n) vf_store_part(y + i, f32_norm_part(x0, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
+    f32_normalize_from(x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, stream);
     shifted_sums_from(x1, n, j, K1, s, q, s1, s2);
 }
 

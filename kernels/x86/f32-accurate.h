@@ -131,10 +131,7 @@ static double normalize(const float *x, float *y, const double *g, const double 
 {
 #define CASE(G, B) return xn ? normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 1) \
                              : normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 0)
-    if (g && b) CASE(1, 1);
-    if (g) CASE(1, 0);
-    if (b) CASE(0, 1);
-    CASE(0, 0);
+    LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
 

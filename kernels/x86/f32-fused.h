@@ -51,16 +51,10 @@ static void pipeline(const float *x0, float *y, const float *g, const float *b, 
                      const float *x1, float mean1, const float *x2, const float *pf, size_t n, double *ss1,
                      double *sum2, int stream)
 {
-#define CASE(G, B)                                                                                          \
-    do {                                                                                                    \
-        if (stream) pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, 1);          \
-        else pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, 0);                 \
-        return;                                                                                             \
-    } while (0)
-    if (g && b) CASE(1, 1);
-    if (g) CASE(1, 0);
-    if (b) CASE(0, 1);
-    CASE(0, 0);
+#define CASE(G, B)                                                                               \
+    (stream ? pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, 1)           \
+            : pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, 0))
+    LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
 

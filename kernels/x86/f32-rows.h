@@ -123,17 +123,10 @@ LN_INLINE void f32_normalize_body(const float *x, float *y, const float *g, cons
 static inline void f32_normalize(const float *x, float *y, const float *g, const float *b, size_t n,
                                  float mean, float rstd, int stream)
 {
-    if (stream) {
-        if (g && b) f32_normalize_body(x, y, g, b, n, mean, rstd, 1, 1, 1);
-        else if (g) f32_normalize_body(x, y, g, b, n, mean, rstd, 1, 0, 1);
-        else if (b) f32_normalize_body(x, y, g, b, n, mean, rstd, 0, 1, 1);
-        else f32_normalize_body(x, y, g, b, n, mean, rstd, 0, 0, 1);
-    } else {
-        if (g && b) f32_normalize_body(x, y, g, b, n, mean, rstd, 1, 1, 0);
-        else if (g) f32_normalize_body(x, y, g, b, n, mean, rstd, 1, 0, 0);
-        else if (b) f32_normalize_body(x, y, g, b, n, mean, rstd, 0, 1, 0);
-        else f32_normalize_body(x, y, g, b, n, mean, rstd, 0, 0, 0);
-    }
+#define CASE(G, B) (stream ? f32_normalize_body(x, y, g, b, n, mean, rstd, G, B, 1) \
+                           : f32_normalize_body(x, y, g, b, n, mean, rstd, G, B, 0))
+    LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
 }
 
 /* The whole row in double, scalar: the rare path for rows whose fp32 sums overflowed (values

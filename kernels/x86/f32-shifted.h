@@ -94,15 +94,9 @@ static void pipeline(const float *x0, float *y, const float *g, const float *b, 
                      const float *x1, float K1, const float *pf, size_t n, double *s1, double *s2, int stream)
 {
 #define CASE(G, B)                                                                               \
-    do {                                                                                         \
-        if (stream) pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 1);      \
-        else pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 0);             \
-        return;                                                                                  \
-    } while (0)
-    if (g && b) CASE(1, 1);
-    if (g) CASE(1, 0);
-    if (b) CASE(0, 1);
-    CASE(0, 0);
+    (stream ? pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 1)                     \
+            : pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 0))
+    LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
 
@@ -175,16 +169,8 @@ LN_INLINE void group_body(row_group *G, const float *g, const float *b, const fl
 
 static void group(row_group *G, const float *g, const float *b, const float *pf, size_t n, int stream)
 {
-#define CASE(HG, HB)                                          \
-    do {                                                      \
-        if (stream) group_body(G, g, b, pf, n, HG, HB, 1);    \
-        else group_body(G, g, b, pf, n, HG, HB, 0);           \
-        return;                                               \
-    } while (0)
-    if (g && b) CASE(1, 1);
-    if (g) CASE(1, 0);
-    if (b) CASE(0, 1);
-    CASE(0, 0);
+#define CASE(HG, HB) (stream ? group_body(G, g, b, pf, n, HG, HB, 1) : group_body(G, g, b, pf, n, HG, HB, 0))
+    LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
 

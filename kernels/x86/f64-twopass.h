@@ -70,10 +70,9 @@ LN_INLINE void normalize_body(const double *x, double *y, const double *g, const
 static void normalize(const double *x, double *y, const double *g, const double *b, size_t n, double mean,
                       double rstd)
 {
-    if (g && b) normalize_body(x, y, g, b, n, mean, rstd, 1, 1);
-    else if (g) normalize_body(x, y, g, b, n, mean, rstd, 1, 0);
-    else if (b) normalize_body(x, y, g, b, n, mean, rstd, 0, 1);
-    else normalize_body(x, y, g, b, n, mean, rstd, 0, 0);
+#define CASE(G, B) normalize_body(x, y, g, b, n, mean, rstd, G, B)
+    LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
 }
 
 static void forward(const ln_args *a)

@@ -15,6 +15,16 @@
 
 #define LN_INLINE static inline __attribute__((always_inline))
 
+/* CALL(G, B) with G = (g != NULL) and B = (b != NULL) as compile-time constants: an
+ * always-inlined body then compiles to four variants with no gamma/beta branch inside. */
+#define LN_SPECIALIZE_GB(g, b, CALL)          \
+    do {                                      \
+        if ((g) && (b)) CALL(1, 1);           \
+        else if (g) CALL(1, 0);               \
+        else if (b) CALL(0, 1);               \
+        else CALL(0, 0);                      \
+    } while (0)
+
 #if defined(__AVX512F__)
 
 #define LN_VEC_ISA (LN_ISA_AVX2 | LN_ISA_AVX512)

@@ -94,11 +94,13 @@ const char *ln_cpu_cap_error(void)
     return msg;
 }
 
-unsigned ln_cpu_features(void)
+unsigned ln_cpu_cap(void)
 {
     int i = cap_index();
-    return ln_cpu_features_hw() & (i < 0 ? 0 : caps[i].mask);
+    return i < 0 ? 0 : caps[i].mask;
 }
+
+unsigned ln_cpu_features(void) { return ln_cpu_features_hw() & ln_cpu_cap(); }
 
 const char *ln_isa_names(unsigned f, char *buf, unsigned long len)
 {

@@ -6,6 +6,8 @@
  * intersected with the cap LNBENCH_ISA names: scalar, avx2, avx512, avx512bf16, avx512fp16
  * (each level includes the ones before it) or native (no cap, the default). */
 unsigned ln_cpu_features(void);
+/* The LN_ISA_* bits LNBENCH_ISA allows (~0u: no cap, or an invalid value's 0). */
+unsigned ln_cpu_cap(void);
 /* The features the hardware has, without the cap. */
 unsigned ln_cpu_features_hw(void);
 /* Space-separated names of the bits in f, e.g. "avx2 avx512" ("none" when 0). */

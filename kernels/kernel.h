@@ -46,13 +46,17 @@ typedef struct ln_kernel {
      * arithmetic, and gamma_i in [0.75, 1.25], |beta_i| <= 0.25 (the harness's draws; see
      * bounds.h for how gamma and beta enter). Outside that, a kernel promises nothing numeric. */
     double (*bound)(size_t D, double kappa);
+    /* A run-time condition beyond .isa, for kernels whose support the CPU bits do not decide
+     * (a peer library with no implementation of this dtype for this CPU); NULL = none. */
+    int (*usable)(void);
 } ln_kernel;
 
 /* Every kernel compiled into this binary, available on this CPU or not, in kernels.inc order. */
 extern const ln_kernel *const ln_all_kernels[];
 extern const size_t ln_num_kernels;
 
-/* Whether the running CPU (capped by LNBENCH_ISA) has every feature kernel k needs. */
+/* Whether the running CPU (capped by LNBENCH_ISA) has every feature kernel k needs, and k's
+ * usable() condition, if any, holds. */
 int ln_kernel_available(const ln_kernel *k);
 /* The kernel called name, or NULL. */
 const ln_kernel *ln_kernel_find(const char *name);

@@ -14,7 +14,10 @@ const ln_kernel *const ln_all_kernels[] = {
 };
 const size_t ln_num_kernels = sizeof ln_all_kernels / sizeof ln_all_kernels[0];
 
-int ln_kernel_available(const ln_kernel *k) { return (k->isa & ~ln_cpu_features()) == 0; }
+int ln_kernel_available(const ln_kernel *k)
+{
+    return (k->isa & ~ln_cpu_features()) == 0 && (!k->usable || k->usable());
+}
 
 const ln_kernel *ln_kernel_find(const char *name)
 {

@@ -105,6 +105,34 @@ static void test_help_lists_every_flag(void **state)
         if (!strstr(output, flags[i])) fail_msg("--help does not mention %s", flags[i]);
 }
 
+/* `lnbench list` under an LNBENCH_ISA cap: the "here" column of every kernel, the oneDNN peer's
+ * included (its own dispatch is capped too: 2.6 has no bf16 layer normalization below AVX-512). */
+static void test_list_follows_isa_cap(void **state)
+{
+    (void)state;
+    const char *caps[] = {"scalar", "avx2"};
+    for (size_t c = 0; c < 2; c++) {
+        setenv("LNBENCH_ISA", caps[c], 1);
+        int status = run("list");
+        unsetenv("LNBENCH_ISA");
+        if (status != 0) fail_msg("LNBENCH_ISA=%s lnbench list: exit %d: %s", caps[c], status, output);
+        size_t rows = 0;
+        for (char *line = strtok(output, "\n"); line; line = strtok(NULL, "\n")) {
+            char name[64], dtype[16], alg[32], isa[32], here[8];
+            if (sscanf(line, "%63s %15s %31s %31s %7s", name, dtype, alg, isa, here) != 5) continue;
+            if (strcmp(here, "yes") != 0 && strcmp(here, "no") != 0) continue; /* the header */
+            rows++;
+            int yes = strcmp(here, "yes") == 0;
+            if (strcmp(name, "ext-onednn-bf16") == 0 || strncmp(isa, "avx512", 6) == 0 ||
+                (c == 0 && strcmp(isa, "avx2") == 0))
+                if (yes) fail_msg("LNBENCH_ISA=%s: %s is listed as available", caps[c], name);
+            if ((strcmp(isa, "scalar") == 0 || strcmp(name, "ext-onednn-f32") == 0) && !yes)
+                fail_msg("LNBENCH_ISA=%s: %s is listed as unavailable", caps[c], name);
+        }
+        assert_true(rows > 10);
+    }
+}
+
 static size_t count_lines(const char *p, char *first, size_t len)
 {
     FILE *f = fopen(p, "r");
@@ -204,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_help_lists_every_flag),
         cmocka_unit_test(test_good_run),
+        cmocka_unit_test(test_list_follows_isa_cap),
         cmocka_unit_test(test_interrupt_keeps_completed_rows),
     };
     return cmocka_run_group_tests(tests, setup, test_dir_remove);

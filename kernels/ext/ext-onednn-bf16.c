@@ -4,6 +4,8 @@
 #include "half.h"
 #include "onednn.h"
 
+static int usable(void) { return ln_onednn_usable(LN_BF16); }
+
 static void forward(const ln_args *a) { ln_onednn_forward(a, LN_BF16, "ext-onednn-bf16"); }
 
 /* fp32 two-pass in an order we do not control: the sequential-sum bound (any order meets it),
@@ -19,4 +21,5 @@ const ln_kernel ln_ext_onednn_bf16 = {
            "inference, one thread): widened to fp32, two-pass; claimed as sequential fp32 sums, bound "
            "~1 u_bf16 + n kappa 2^-16 u_bf16",
     .bound = bound,
+    .usable = usable,
 };

@@ -3,6 +3,8 @@
 #include "bounds.h"
 #include "onednn.h"
 
+static int usable(void) { return ln_onednn_usable(LN_F32); }
+
 static void forward(const ln_args *a) { ln_onednn_forward(a, LN_F32, "ext-onednn-f32"); }
 
 /* Two-pass in fp32 (mean, then mean of squared deviations) in an order we do not control:
@@ -22,4 +24,5 @@ const ln_kernel ln_ext_onednn_f32 = {
     .how = "oneDNN 2.6 layer_normalization_forward (inference, use_scale/use_shift, one thread): "
            "fp32 two-pass; claimed as sequential sums, var rel. error <= (n+3) u + (n+1)^2 kappa^2 u^2",
     .bound = bound,
+    .usable = usable,
 };

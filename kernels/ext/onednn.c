@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cpu.h"
 #include "half.h"
 
 typedef struct {
@@ -34,9 +35,24 @@ static void check(dnnl_status_t s, const char *name, const char *what)
     }
 }
 
+/* oneDNN's dispatch capped as LNBENCH_ISA caps lnbench's (oneDNN has no scalar level: its
+ * lowest, SSE4.1, stands for "scalar"); DNNL_MAX_CPU_ISA, when set, is left to decide. */
+static void cap_isa(void)
+{
+    unsigned cap = ln_cpu_cap();
+    if (cap == ~0u || getenv("DNNL_MAX_CPU_ISA")) return;
+    dnnl_cpu_isa_t isa = (cap & LN_ISA_AVX512FP16)   ? dnnl_cpu_isa_all
+                         : (cap & LN_ISA_AVX512BF16) ? dnnl_cpu_isa_avx512_core_bf16
+                         : (cap & LN_ISA_AVX512)     ? dnnl_cpu_isa_avx512_core
+                         : (cap & LN_ISA_AVX2)       ? dnnl_cpu_isa_avx2
+                                                     : dnnl_cpu_isa_sse41;
+    dnnl_set_max_cpu_isa(isa); /* only the first call in a process counts */
+}
+
 static void init_once(const char *name)
 {
     if (engine) return;
+    cap_isa();
     *(void **)&set_num_threads = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
     check(dnnl_engine_create(&engine, dnnl_cpu, 0), name, "dnnl_engine_create");
     check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), name, "dnnl_stream_create");
@@ -137,6 +153,13 @@ void ln_onednn_forward(const ln_args *a, ln_dtype t, const char *name)
     }
     check(dnnl_primitive_execute(e->prim, stream, nargs, args), name, "dnnl_primitive_execute");
     check(dnnl_stream_wait(stream), name, "dnnl_stream_wait");
+}
+
+int ln_onednn_usable(ln_dtype t)
+{
+    static char known[LN_NDTYPES]; /* per dtype: 0 not asked yet, 1 no, 2 yes */
+    if (!known[t]) known[t] = ln_onednn_impl(t) ? 2 : 1;
+    return known[t] == 2;
 }
 
 const char *ln_onednn_impl(ln_dtype t)

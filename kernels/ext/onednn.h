@@ -25,4 +25,9 @@ void ln_onednn_forward(const ln_args *a, ln_dtype t, const char *name);
  * "ref:any", ...), for the docs and tests; NULL when it has none. */
 const char *ln_onednn_impl(ln_dtype t);
 
+/* Whether oneDNN has a layer normalization for dtype t on this CPU (2.6 has bf16 only where
+ * it finds AVX-512): the ext kernels' usable() condition. Decided once per process, since
+ * oneDNN's ISA cap (LNBENCH_ISA, mapped at its first use) is. */
+int ln_onednn_usable(ln_dtype t);
+
 #endif

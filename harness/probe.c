@@ -26,40 +26,34 @@ static size_t head_to_align(const float *y, size_t n)
     return head < n ? head : n;
 }
 
-__attribute__((target("avx512f"))) static void axpb_avx512(const float *x, float *y, size_t n, int stream)
-{
-    size_t i = head_to_align(y, n);
-    axpb_plain(x, y, i);
-    const __m512 a = _mm512_set1_ps(PROBE_A), b = _mm512_set1_ps(PROBE_B);
-    for (; i + 16 <= n; i += 16) {
-        __m512 v = _mm512_add_ps(_mm512_mul_ps(a, _mm512_loadu_ps(x + i)), b);
-        if (stream) _mm512_stream_ps(y + i, v);
-        else _mm512_store_ps(y + i, v);
+/* One loop for each ISA from one body: W floats a vector of type V, P the intrinsics' prefix.
+ * y is 64-byte aligned from the head on, as the aligned and non-temporal stores need. */
+#define AXPB_ISA(name, isa, W, V, P)                                                       \
+    __attribute__((target(isa))) static void name(const float *x, float *y, size_t n, int stream) \
+    {                                                                                      \
+        size_t i = head_to_align(y, n);                                                    \
+        axpb_plain(x, y, i);                                                               \
+        const V a = P##_set1_ps(PROBE_A), b = P##_set1_ps(PROBE_B);                        \
+        for (; i + W <= n; i += W) {                                                       \
+            V v = P##_add_ps(P##_mul_ps(a, P##_loadu_ps(x + i)), b);                       \
+            if (stream) P##_stream_ps(y + i, v);                                           \
+            else P##_store_ps(y + i, v);                                                   \
+        }                                                                                  \
+        axpb_plain(x + i, y + i, n - i);                                                   \
+        if (stream) _mm_sfence(); /* order the weakly-ordered stores before what follows */ \
     }
-    axpb_plain(x + i, y + i, n - i);
-    if (stream) _mm_sfence(); /* order the weakly-ordered stores before what follows */
-}
 
-static void axpb_sse2(const float *x, float *y, size_t n, int stream)
-{
-    size_t i = head_to_align(y, n);
-    axpb_plain(x, y, i);
-    const __m128 a = _mm_set1_ps(PROBE_A), b = _mm_set1_ps(PROBE_B);
-    for (; i + 4 <= n; i += 4) {
-        __m128 v = _mm_add_ps(_mm_mul_ps(a, _mm_loadu_ps(x + i)), b);
-        if (stream) _mm_stream_ps(y + i, v);
-        else _mm_store_ps(y + i, v);
-    }
-    axpb_plain(x + i, y + i, n - i);
-    if (stream) _mm_sfence();
-}
+AXPB_ISA(axpb_avx512, "avx512f", 16, __m512, _mm512)
+AXPB_ISA(axpb_avx2, "avx2", 8, __m256, _mm256)
+AXPB_ISA(axpb_sse2, "sse2", 4, __m128, _mm)
 
 static void axpb(const float *x, float *y, size_t n, int stream)
 {
     /* cpuid traps to the hypervisor on a VM (microseconds): ask once, not per timed call */
-    static int has_avx512 = -1;
-    if (has_avx512 < 0) has_avx512 = (ln_cpu_features() & LN_ISA_AVX512) != 0;
-    if (has_avx512) axpb_avx512(x, y, n, stream);
+    static int isa = -1;
+    if (isa < 0) isa = (int)ln_cpu_features();
+    if (isa & LN_ISA_AVX512) axpb_avx512(x, y, n, stream);
+    else if (isa & LN_ISA_AVX2) axpb_avx2(x, y, n, stream);
     else axpb_sse2(x, y, n, stream);
 }
 

@@ -58,6 +58,9 @@ extern const size_t ln_num_kernels;
 /* Whether the running CPU (capped by LNBENCH_ISA) has every feature kernel k needs, and k's
  * usable() condition, if any, holds. */
 int ln_kernel_available(const ln_kernel *k);
+/* Elements of k's dtype in the widest vector k uses: 64 bytes for AVX-512 kernels, 32 for AVX2
+ * ones, 1 for portable C (for tests that sweep every tail length). */
+size_t ln_kernel_vector_width(const ln_kernel *k);
 /* The kernel called name, or NULL. */
 const ln_kernel *ln_kernel_find(const char *name);
 /* The algorithm part of k's name: "f32-welford-avx512" -> "welford" (static buffer per call). */

@@ -19,6 +19,12 @@ int ln_kernel_available(const ln_kernel *k)
     return (k->isa & ~ln_cpu_features()) == 0 && (!k->usable || k->usable());
 }
 
+size_t ln_kernel_vector_width(const ln_kernel *k)
+{
+    size_t bytes = (k->isa & (LN_ISA_AVX512 | LN_ISA_AVX512FP16 | LN_ISA_AVX512BF16)) ? 64 : k->isa ? 32 : 0;
+    return bytes ? bytes / ln_fmt(k->dtype)->size : 1;
+}
+
 const ln_kernel *ln_kernel_find(const char *name)
 {
     for (size_t i = 0; i < ln_num_kernels; i++)

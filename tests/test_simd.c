@@ -1,5 +1,6 @@
 /* The fp32/fp64 SIMD kernels (every registered kernel of those dtypes with isa != 0 that this
- * CPU runs, found by a loop over the registry, no names; the 16-bit ones have test_lowp.c) against the MPFR reference: claimed bounds on every distribution
+ * CPU runs, found by a loop over the registry, no names; the 16-bit ones have test_lowp.c, and
+ * share only the alignment and aliasing test here) against the MPFR reference: claimed bounds on every distribution
  * at every tail length, alignment and aliasing independence, agreement with the scalar sibling,
  * the ISA cap; and the oneDNN peer (bound, one thread). */
 #include <stdarg.h>
@@ -25,12 +26,9 @@ static int is_simd(const ln_kernel *k)
     return k->isa != 0 && ln_kernel_available(k) && (k->dtype == LN_F32 || k->dtype == LN_F64);
 }
 
-/* Widest vector of k's dtype in elements: 64 bytes for AVX-512 kernels, 32 for AVX2 ones. */
-static size_t vector_width(const ln_kernel *k)
-{
-    size_t bytes = (k->isa & (LN_ISA_AVX512 | LN_ISA_AVX512FP16 | LN_ISA_AVX512BF16)) ? 64 : 32;
-    return bytes / ln_fmt(k->dtype)->size;
-}
+/* Any SIMD kernel this CPU runs, 16-bit ones included (for the checks that hold for every
+ * kernel whatever its numerics). */
+static int is_simd_any(const ln_kernel *k) { return k->isa != 0 && ln_kernel_available(k); }
 
 static void prepare(ln_prepared *p, ln_dtype t, const char *dist, size_t D, size_t rows, int affine)
 {
@@ -81,8 +79,8 @@ static void test_within_claimed_bound(void **state)
     for (int t = 0; t < LN_NDTYPES; t++) {
         size_t maxw = 0;
         for (size_t i = 0; i < ln_num_kernels; i++)
-            if (ln_all_kernels[i]->dtype == (ln_dtype)t && is_simd(ln_all_kernels[i]) && vector_width(ln_all_kernels[i]) > maxw)
-                maxw = vector_width(ln_all_kernels[i]);
+            if (ln_all_kernels[i]->dtype == (ln_dtype)t && is_simd(ln_all_kernels[i]) && ln_kernel_vector_width(ln_all_kernels[i]) > maxw)
+                maxw = ln_kernel_vector_width(ln_all_kernels[i]);
         if (!maxw) continue;
         size_t dims[64], nd = 0;
         for (size_t D = 1; D <= 3 * maxw + 1; D++) dims[nd++] = D;
@@ -106,7 +104,8 @@ static void test_within_claimed_bound(void **state)
 }
 
 /* x, y, gamma, beta each 4 bytes past a 64-byte boundary, and y = x: the same bits as the
- * aligned out-of-place run (the kernels' arithmetic must not depend on where a vector starts). */
+ * aligned out-of-place run (the kernels' arithmetic must not depend on where a vector starts);
+ * every dtype's SIMD kernels. */
 static void test_alignment_and_in_place(void **state)
 {
     (void)state;
@@ -122,7 +121,7 @@ static void test_alignment_and_in_place(void **state)
             unsigned char *xi = b + D * es + 60; /* in place: y = x */
             for (size_t i = 0; i < ln_num_kernels; i++) {
                 const ln_kernel *k = ln_all_kernels[i];
-                if (k->dtype != (ln_dtype)t || !is_simd(k)) continue;
+                if (k->dtype != (ln_dtype)t || !is_simd_any(k)) continue;
                 ln_errors e;
                 ln_measure_kernel(k, &p, &e, y0);
                 memcpy(x, p.x, bytes);
@@ -157,7 +156,7 @@ static void test_agrees_with_scalar_sibling(void **state)
         const ln_kernel *s = ln_kernel_find(name);
         if (!s) continue;
         for (size_t di = 0; di < 4; di++) {
-            const size_t D = 3 * vector_width(k) + 5, rows = 3;
+            const size_t D = 3 * ln_kernel_vector_width(k) + 5, rows = 3;
             ln_prepared p;
             prepare(&p, k->dtype, dists[di], D, rows, 1);
             void *ys = malloc(rows * D * 8), *yk = malloc(rows * D * 8);

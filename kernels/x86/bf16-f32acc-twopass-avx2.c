@@ -1,0 +1,14 @@
+/* Two-pass LayerNorm on bfloat16 storage for AVX2: see half-twopass.h (widening by a shift or a
+ * mask of each 32-bit lane, integer round to nearest even, subnormals kept). */
+#include "half-twopass.h"
+
+static void forward(const ln_args *a) { half_twopass(a, LN_BF16); }
+
+static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-8); }
+
+#define HOW                                                                                  \
+    "bf16 widened by shift/mask (even/odd lanes), fp32 8-lane sums (4 accumulators) for mean " \
+    "then squared deviations (fma), fp32 epilogue, integer rounding to bf16 once; eps in "   \
+    "fp32; bound ~1 u_bf16 + (n/32) kappa 2^-16"
+
+LN_VEC_KERNEL(ln_bf16_f32acc_twopass_avx2, "bf16-f32acc-twopass", LN_BF16);

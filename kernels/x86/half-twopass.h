@@ -1,0 +1,235 @@
+/* The fp32 two-pass LayerNorm on 16-bit storage (f16 or bf16) over vec.h, for AVX2 + F16C:
+ * each block of 2 W 16-bit elements is widened into two fp32 vectors, the mean and the squared
+ * deviations are summed in four vector accumulators, the epilogue is fp32 with one rounding
+ * per output. (The AVX-512 16-bit kernels keep half.h's own intrinsics code, tuned on an
+ * AVX-512 machine.) Included by the *-f32acc-twopass-avx2.c files.
+ *
+ * The widening trick for bf16: a bf16 is the top half of a float, so one 256-bit load of 16
+ * bf16 gives the even elements as floats by a 16-bit left shift of each 32-bit lane and the
+ * odd ones by masking off its low half: two in-lane integer operations, no shuffles. The
+ * epilogue puts the rounded halves back the same way (a shift and an or). Sums do not care in
+ * which lane an element sits, so a block is "two vectors" without a fixed order: f16 blocks
+ * are elements 0-7 and 8-15 (vcvtph2ps), bf16 blocks the even and the odd ones. */
+#ifndef LN_X86_HALF_TWOPASS_H
+#define LN_X86_HALF_TWOPASS_H
+
+#include <math.h>
+
+#include "half.h"
+#include "vec.h"
+
+#if VF_W != 8
+#error "half-twopass.h is written for 8-lane (AVX2) vectors"
+#endif
+
+#define HB (2 * VF_W) /* 16-bit elements per block */
+
+typedef struct {
+    vf a, b;
+} vf2;
+
+LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
+{
+    if (t == LN_F16)
+        return (vf2){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
+                     _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
+    __m256i v = _mm256_loadu_si256((const __m256i *)p);
+    return (vf2){_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
+                 _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u)))};
+}
+
+/* Each lane rounded to bf16 (nearest even, the integer rounding of ln_f32_to_bf16: carries walk
+ * into the exponent, so overflow gives Inf and subnormals stay; NaN made quiet), in the top
+ * 16 bits of the lane. */
+LN_INLINE __m256i bf16_round_hi(vf v)
+{
+    __m256i x = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+    __m256 r = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))));
+    __m256 quiet = _mm256_castsi256_ps(_mm256_or_si256(x, _mm256_set1_epi32(0x400000)));
+    return _mm256_castps_si256(_mm256_blendv_ps(r, quiet, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+}
+
+/* The block v, as hb_load laid it out, rounded to the 16-bit format and stored. */
+LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v)
+{
+    if (t == LN_F16) {
+        _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v.a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(v.b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        return;
+    }
+    __m256i even = _mm256_srli_epi32(bf16_round_hi(v.a), 16);
+    __m256i odd = _mm256_and_si256(bf16_round_hi(v.b), _mm256_set1_epi32((int)0xffff0000u));
+    _mm256_storeu_si256((__m256i *)p, _mm256_or_si256(even, odd));
+}
+
+/* The first n < HB elements only (the rest of the block reads as 0), through a small buffer:
+ * never touches memory past the row. */
+LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n)
+{
+    uint16_t buf[HB] = {0};
+    memcpy(buf, p, n * sizeof *p);
+    return hb_load(t, buf);
+}
+
+LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n)
+{
+    uint16_t buf[HB];
+    hb_store(t, buf, v);
+    memcpy(p, buf, n * sizeof *p);
+}
+
+/* v with the lanes of elements n .. HB-1 zeroed: the lane mask is a block of 16-bit all-ones
+ * or zeros laid out as hb_load does, each half sign-extended to 32 bits. */
+LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
+{
+    static const int16_t ones[2 * HB] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    __m256i m = _mm256_loadu_si256((const __m256i *)(ones + HB - n)), ma, mb;
+    if (t == LN_F16) {
+        ma = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(m));
+        mb = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(m, 1));
+    } else {
+        ma = _mm256_srai_epi32(_mm256_slli_epi32(m, 16), 16);
+        mb = _mm256_srai_epi32(m, 16);
+    }
+    return (vf2){_mm256_and_ps(v.a, _mm256_castsi256_ps(ma)), _mm256_and_ps(v.b, _mm256_castsi256_ps(mb))};
+}
+
+/* The fp32 sum of a row: four accumulators (two blocks a step), at most n/(4 W) + 2
+ * additions per lane, then the lanes in double. */
+LN_INLINE double half_row_sum(ln_dtype t, const uint16_t *x, size_t n)
+{
+    vf a0 = vf_set1(0.0f), b0 = a0, a1 = a0, b1 = a0;
+    size_t j = 0;
+    for (; j + 2 * HB <= n; j += 2 * HB) {
+        vf2 v = hb_load(t, x + j), w = hb_load(t, x + j + HB);
+        a0 = vf_add(a0, v.a), b0 = vf_add(b0, v.b);
+        a1 = vf_add(a1, w.a), b1 = vf_add(b1, w.b);
+    }
+    if (j + HB <= n) {
+        vf2 v = hb_load(t, x + j);
+        a0 = vf_add(a0, v.a), b0 = vf_add(b0, v.b);
+        j += HB;
+    }
+    if (j < n) {
+        vf2 v = hb_load_part(t, x + j, n - j);
+        a1 = vf_add(a1, v.a), b1 = vf_add(b1, v.b);
+    }
+    return vf_sum(vf_add(vf_add(a0, b0), vf_add(a1, b1)));
+}
+
+/* The sum of (x - mean)^2 the same way (fma); pf: a row to prefetch into L2 meanwhile (the
+ * next one: this pass runs from cache, so the hardware prefetcher would not fetch it), or NULL. */
+LN_INLINE double half_row_sq_dev(ln_dtype t, const uint16_t *x, size_t n, float mean, const uint16_t *pf)
+{
+    const vf m = vf_set1(mean);
+    vf a0 = vf_set1(0.0f), b0 = a0, a1 = a0, b1 = a0;
+    size_t j = 0;
+    for (; j + 2 * HB <= n; j += 2 * HB) {
+        if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1);
+        vf2 v = hb_load(t, x + j), w = hb_load(t, x + j + HB);
+        vf da = vf_sub(v.a, m), db = vf_sub(v.b, m), ea = vf_sub(w.a, m), eb = vf_sub(w.b, m);
+        a0 = vf_fma(da, da, a0), b0 = vf_fma(db, db, b0);
+        a1 = vf_fma(ea, ea, a1), b1 = vf_fma(eb, eb, b1);
+    }
+    if (j + HB <= n) {
+        vf2 v = hb_load(t, x + j);
+        vf da = vf_sub(v.a, m), db = vf_sub(v.b, m);
+        a0 = vf_fma(da, da, a0), b0 = vf_fma(db, db, b0);
+        j += HB;
+    }
+    if (j < n) {
+        vf2 v = hb_load_part(t, x + j, n - j);
+        vf2 d = hb_keep(t, (vf2){vf_sub(v.a, m), vf_sub(v.b, m)}, n - j);
+        a1 = vf_fma(d.a, d.a, a1), b1 = vf_fma(d.b, d.b, b1);
+    }
+    return vf_sum(vf_add(vf_add(a0, b0), vf_add(a1, b1)));
+}
+
+/* One block of output, (x - mean) * (rstd * g) + b with one fma: three fp32 roundings before
+ * the one to 16 bits. has_g, has_b are compile-time constants at every call. */
+LN_INLINE vf2 half_norm(vf2 x, vf2 g, vf2 b, vf vmean, vf vrstd, int has_g, int has_b)
+{
+    vf sa = has_g ? vf_mul(vrstd, g.a) : vrstd, sb = has_g ? vf_mul(vrstd, g.b) : vrstd;
+    vf ba = has_b ? b.a : vf_set1(0.0f), bb = has_b ? b.b : vf_set1(0.0f);
+    return (vf2){vf_fma(vf_sub(x.a, vmean), sa, ba), vf_fma(vf_sub(x.b, vmean), sb, bb)};
+}
+
+LN_INLINE void half_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
+                                   const uint16_t *b, size_t n, float mean, float rstd, int has_g, int has_b)
+{
+    const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd);
+    const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
+    size_t j = 0;
+    for (; j + HB <= n; j += HB)
+        hb_store(t, y + j,
+                 half_norm(hb_load(t, x + j), has_g ? hb_load(t, g + j) : none, has_b ? hb_load(t, b + j) : none,
+                           vmean, vrstd, has_g, has_b));
+    if (j < n) {
+        size_t k = n - j;
+        hb_store_part(t, y + j,
+                      half_norm(hb_load_part(t, x + j, k), has_g ? hb_load_part(t, g + j, k) : none,
+                                has_b ? hb_load_part(t, b + j, k) : none, vmean, vrstd, has_g, has_b),
+                      k);
+    }
+}
+
+LN_INLINE void half_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                              size_t n, float mean, float rstd)
+{
+#define CASE(G, B) half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B)
+    LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
+}
+
+/* The whole row in double, scalar: for rows whose fp32 sums overflowed (bf16 has fp32's range,
+ * so its squares can) or are not finite; NaN or Inf inputs still give NaN outputs. */
+static inline void half_row_f64(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                                size_t n, double eps, double *mean_out, double *rstd_out)
+{
+    double s = 0.0, ss = 0.0;
+    for (size_t i = 0; i < n; i++) s += ln_half_load(t, x, i);
+    double mean = s / (double)n;
+    for (size_t i = 0; i < n; i++) ss += (ln_half_load(t, x, i) - mean) * (ln_half_load(t, x, i) - mean);
+    double rstd = 1.0 / sqrt(ss / (double)n + eps);
+    for (size_t i = 0; i < n; i++) /* one rounding, from double */
+        ln_store(t, y, i, (ln_half_load(t, x, i) - mean) * rstd * (g ? ln_half_load(t, g, i) : 1.0f) +
+                              (b ? ln_half_load(t, b, i) : 0.0f));
+    *mean_out = mean;
+    *rstd_out = rstd;
+}
+
+/* Row by row: sum, squared deviations about the fp32 mean (prefetching the next row), the
+ * epilogue; the double path where the sums overflowed. */
+static inline void half_twopass(const ln_args *a, ln_dtype t)
+{
+    const size_t n = a->D;
+    if (n == 0) return; /* nothing to normalize: no statistics either */
+    for (size_t r = 0; r < a->rows; r++) {
+        const uint16_t *x = (const uint16_t *)a->x + r * n;
+        uint16_t *y = (uint16_t *)a->y + r * n;
+        double sum = half_row_sum(t, x, n), mean_out, rstd_out;
+        const float mean = (float)(sum / (double)n);
+        double ss = half_row_sq_dev(t, x, n, mean, r + 1 < a->rows ? x + n : NULL);
+        if (isfinite(sum) && isfinite(ss)) {
+            const float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
+            half_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd);
+            mean_out = mean, rstd_out = rstd;
+        } else {
+            half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+        }
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
+    }
+}
+
+/* Four 8-lane accumulators: <= n/32 + 2 additions per lane and three vector additions (the
+ * lanes are then summed in double), three roundings in each squared deviation: at most
+ * n/32 + 10 fp32 roundings on any term, the fp32 two-pass bound; us: the format's unit
+ * roundoff. */
+static inline double half_twopass_bound(size_t n, double kappa, double us)
+{
+    return ln_half_f32acc_bound(n / 32.0 + 10, kappa, us);
+}
+
+#endif

@@ -11,11 +11,7 @@
 
 /* Elements before the first vector-aligned address in y (at most n): the part written with
  * ordinary stores before the non-temporal ones. */
-static inline size_t f32_stream_lead(const float *y, size_t n)
-{
-    size_t v = VF_W * sizeof(float), lead = (v - (uintptr_t)y % v) % v / sizeof(float);
-    return lead < n ? lead : n;
-}
+static inline size_t f32_stream_lead(const float *y, size_t n) { return vec_stream_lead(y, n, sizeof(float)); }
 
 /* Sum of x[j..n) added to the four partial sums acc (which the caller may have started on
  * x[0..j), j a multiple of 4 W), then returned in double: every caller, fused or not, groups

@@ -9,7 +9,12 @@
  * odd ones by masking off its low half: two in-lane integer operations, no shuffles. The
  * epilogue puts the rounded halves back the same way (a shift and an or). Sums do not care in
  * which lane an element sits, so a block is "two vectors" without a fixed order: f16 blocks
- * are elements 0-7 and 8-15 (vcvtph2ps), bf16 blocks the even and the odd ones. */
+ * are elements 0-7 and 8-15 (vcvtph2ps), bf16 blocks the even and the odd ones.
+ *
+ * Row by row, the variance pass prefetching the next row; non-temporal stores for outputs far
+ * larger than the caches. A three-row pipeline as in the AVX-512 16-bit kernels was measured
+ * on a Zen 3 (AVX2): +13% rows/s in cache at D 768, none from memory at D 768-1024 and 10-25%
+ * fewer at D 2048, so it is not used here. */
 #ifndef LN_X86_HALF_TWOPASS_H
 #define LN_X86_HALF_TWOPASS_H
 
@@ -39,28 +44,45 @@ LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
 }
 
 /* Each lane rounded to bf16 (nearest even, the integer rounding of ln_f32_to_bf16: carries walk
- * into the exponent, so overflow gives Inf and subnormals stay; NaN made quiet), in the top
- * 16 bits of the lane. */
-LN_INLINE __m256i bf16_round_hi(vf v)
+ * into the exponent, so overflow gives Inf and subnormals stay), in the top 16 bits of the
+ * lane; with nans, NaN lanes are made quiet instead (the carry could turn them into Inf). */
+LN_INLINE __m256i bf16_round_hi(vf v, int nans)
 {
     __m256i x = _mm256_castps_si256(v);
     __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
     __m256 r = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))));
-    __m256 quiet = _mm256_castsi256_ps(_mm256_or_si256(x, _mm256_set1_epi32(0x400000)));
-    return _mm256_castps_si256(_mm256_blendv_ps(r, quiet, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    if (nans) {
+        __m256 quiet = _mm256_castsi256_ps(_mm256_or_si256(x, _mm256_set1_epi32(0x400000)));
+        r = _mm256_blendv_ps(r, quiet, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    }
+    return _mm256_castps_si256(r);
 }
 
-/* The block v, as hb_load laid it out, rounded to the 16-bit format and stored. */
-LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v)
+/* The block v as hb_load laid it out: the even lanes' bf16 in the low halves, the odd ones' in
+ * the high halves. NaNs are rare, so one test per block picks the rounding that handles them. */
+LN_INLINE __m256i bf16_pack(vf2 v)
+{
+    const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
+    __m256 unord = _mm256_cmp_ps(v.a, v.b, _CMP_UNORD_Q); /* lanes where either is NaN */
+    if (__builtin_expect(!_mm256_testz_ps(unord, unord), 0))
+        return _mm256_or_si256(_mm256_srli_epi32(bf16_round_hi(v.a, 1), 16), _mm256_and_si256(bf16_round_hi(v.b, 1), hi));
+    return _mm256_or_si256(_mm256_srli_epi32(bf16_round_hi(v.a, 0), 16), _mm256_and_si256(bf16_round_hi(v.b, 0), hi));
+}
+
+/* The block v, as hb_load laid it out, rounded to the 16-bit format and stored; stream:
+ * non-temporal stores (p must then be 32-byte aligned). */
+LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
 {
     if (t == LN_F16) {
-        _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v.a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(v.b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        return;
+        __m128i lo = _mm256_cvtps_ph(v.a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m128i hi = _mm256_cvtps_ph(v.b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        if (stream) _mm_stream_si128((__m128i *)p, lo), _mm_stream_si128((__m128i *)(p + 8), hi);
+        else _mm_storeu_si128((__m128i *)p, lo), _mm_storeu_si128((__m128i *)(p + 8), hi);
+    } else if (stream) {
+        _mm256_stream_si256((__m256i *)p, bf16_pack(v));
+    } else {
+        _mm256_storeu_si256((__m256i *)p, bf16_pack(v));
     }
-    __m256i even = _mm256_srli_epi32(bf16_round_hi(v.a), 16);
-    __m256i odd = _mm256_and_si256(bf16_round_hi(v.b), _mm256_set1_epi32((int)0xffff0000u));
-    _mm256_storeu_si256((__m256i *)p, _mm256_or_si256(even, odd));
 }
 
 /* The first n < HB elements only (the rest of the block reads as 0), through a small buffer:
@@ -75,7 +97,7 @@ LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n)
 LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n)
 {
     uint16_t buf[HB];
-    hb_store(t, buf, v);
+    hb_store(t, buf, v, 0);
     memcpy(p, buf, n * sizeof *p);
 }
 
@@ -95,55 +117,70 @@ LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
     return (vf2){_mm256_and_ps(v.a, _mm256_castsi256_ps(ma)), _mm256_and_ps(v.b, _mm256_castsi256_ps(mb))};
 }
 
-/* The fp32 sum of a row: four accumulators (two blocks a step), at most n/(4 W) + 2
- * additions per lane, then the lanes in double. */
+/* Four fp32 accumulators: the two vectors of two blocks. */
+typedef struct {
+    vf a0, b0, a1, b1;
+} acc4;
+
+LN_INLINE acc4 acc4_zero(void) { return (acc4){vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)}; }
+
+LN_INLINE void sum_step(acc4 *s, vf2 v, vf2 w)
+{
+    s->a0 = vf_add(s->a0, v.a), s->b0 = vf_add(s->b0, v.b);
+    s->a1 = vf_add(s->a1, w.a), s->b1 = vf_add(s->b1, w.b);
+}
+
+LN_INLINE void sq_step(acc4 *q, vf2 v, vf2 w, vf m)
+{
+    vf da = vf_sub(v.a, m), db = vf_sub(v.b, m), ea = vf_sub(w.a, m), eb = vf_sub(w.b, m);
+    q->a0 = vf_fma(da, da, q->a0), q->b0 = vf_fma(db, db, q->b0);
+    q->a1 = vf_fma(ea, ea, q->a1), q->b1 = vf_fma(eb, eb, q->b1);
+}
+
+LN_INLINE double acc4_sum(acc4 s) { return vf_sum(vf_add(vf_add(s.a0, s.b0), vf_add(s.a1, s.b1))); }
+
+/* The fp32 sum of a row, two blocks a step into four accumulators: at most n/(4 W) + 2 additions
+ * per lane, then the lanes in double. */
 LN_INLINE double half_row_sum(ln_dtype t, const uint16_t *x, size_t n)
 {
-    vf a0 = vf_set1(0.0f), b0 = a0, a1 = a0, b1 = a0;
+    acc4 s = acc4_zero();
     size_t j = 0;
-    for (; j + 2 * HB <= n; j += 2 * HB) {
-        vf2 v = hb_load(t, x + j), w = hb_load(t, x + j + HB);
-        a0 = vf_add(a0, v.a), b0 = vf_add(b0, v.b);
-        a1 = vf_add(a1, w.a), b1 = vf_add(b1, w.b);
-    }
+    for (; j + 2 * HB <= n; j += 2 * HB) sum_step(&s, hb_load(t, x + j), hb_load(t, x + j + HB));
     if (j + HB <= n) {
         vf2 v = hb_load(t, x + j);
-        a0 = vf_add(a0, v.a), b0 = vf_add(b0, v.b);
+        s.a0 = vf_add(s.a0, v.a), s.b0 = vf_add(s.b0, v.b);
         j += HB;
     }
     if (j < n) {
         vf2 v = hb_load_part(t, x + j, n - j);
-        a1 = vf_add(a1, v.a), b1 = vf_add(b1, v.b);
+        s.a1 = vf_add(s.a1, v.a), s.b1 = vf_add(s.b1, v.b);
     }
-    return vf_sum(vf_add(vf_add(a0, b0), vf_add(a1, b1)));
+    return acc4_sum(s);
 }
 
-/* The sum of (x - mean)^2 the same way (fma); pf: a row to prefetch into L2 meanwhile (the
- * next one: this pass runs from cache, so the hardware prefetcher would not fetch it), or NULL. */
+/* The sum of (x - mean)^2 the same way (fma); pf: a row to prefetch into L2 meanwhile (the next
+ * one: this pass runs from cache, so the hardware prefetcher would not fetch it), or NULL. */
 LN_INLINE double half_row_sq_dev(ln_dtype t, const uint16_t *x, size_t n, float mean, const uint16_t *pf)
 {
     const vf m = vf_set1(mean);
-    vf a0 = vf_set1(0.0f), b0 = a0, a1 = a0, b1 = a0;
+    acc4 q = acc4_zero();
     size_t j = 0;
     for (; j + 2 * HB <= n; j += 2 * HB) {
-        if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1);
-        vf2 v = hb_load(t, x + j), w = hb_load(t, x + j + HB);
-        vf da = vf_sub(v.a, m), db = vf_sub(v.b, m), ea = vf_sub(w.a, m), eb = vf_sub(w.b, m);
-        a0 = vf_fma(da, da, a0), b0 = vf_fma(db, db, b0);
-        a1 = vf_fma(ea, ea, a1), b1 = vf_fma(eb, eb, b1);
+        if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* 2 HB elements: one line */
+        sq_step(&q, hb_load(t, x + j), hb_load(t, x + j + HB), m);
     }
     if (j + HB <= n) {
         vf2 v = hb_load(t, x + j);
         vf da = vf_sub(v.a, m), db = vf_sub(v.b, m);
-        a0 = vf_fma(da, da, a0), b0 = vf_fma(db, db, b0);
+        q.a0 = vf_fma(da, da, q.a0), q.b0 = vf_fma(db, db, q.b0);
         j += HB;
     }
-    if (j < n) {
+    if (j < n) { /* the lanes past n hold 0 - mean: zeroed */
         vf2 v = hb_load_part(t, x + j, n - j);
         vf2 d = hb_keep(t, (vf2){vf_sub(v.a, m), vf_sub(v.b, m)}, n - j);
-        a1 = vf_fma(d.a, d.a, a1), b1 = vf_fma(d.b, d.b, b1);
+        q.a1 = vf_fma(d.a, d.a, q.a1), q.b1 = vf_fma(d.b, d.b, q.b1);
     }
-    return vf_sum(vf_add(vf_add(a0, b0), vf_add(a1, b1)));
+    return acc4_sum(q);
 }
 
 /* One block of output, (x - mean) * (rstd * g) + b with one fma: three fp32 roundings before
@@ -155,29 +192,39 @@ LN_INLINE vf2 half_norm(vf2 x, vf2 g, vf2 b, vf vmean, vf vrstd, int has_g, int 
     return (vf2){vf_fma(vf_sub(x.a, vmean), sa, ba), vf_fma(vf_sub(x.b, vmean), sb, bb)};
 }
 
+/* The first k < HB outputs from element j on. */
+LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                              size_t j, size_t k, vf vmean, vf vrstd, int has_g, int has_b)
+{
+    const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
+    hb_store_part(t, y + j,
+                  half_norm(hb_load_part(t, x + j, k), has_g ? hb_load_part(t, g + j, k) : none,
+                            has_b ? hb_load_part(t, b + j, k) : none, vmean, vrstd, has_g, has_b),
+                  k);
+}
+
+/* stream: non-temporal stores from the first vector-aligned y on. */
 LN_INLINE void half_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
-                                   const uint16_t *b, size_t n, float mean, float rstd, int has_g, int has_b)
+                                   const uint16_t *b, size_t n, float mean, float rstd, int has_g, int has_b,
+                                   int stream)
 {
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd);
     const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
-    size_t j = 0;
-    for (; j + HB <= n; j += HB)
-        hb_store(t, y + j,
-                 half_norm(hb_load(t, x + j), has_g ? hb_load(t, g + j) : none, has_b ? hb_load(t, b + j) : none,
-                           vmean, vrstd, has_g, has_b));
-    if (j < n) {
-        size_t k = n - j;
-        hb_store_part(t, y + j,
-                      half_norm(hb_load_part(t, x + j, k), has_g ? hb_load_part(t, g + j, k) : none,
-                                has_b ? hb_load_part(t, b + j, k) : none, vmean, vrstd, has_g, has_b),
-                      k);
-    }
+    size_t i = stream ? vec_stream_lead(y, n, sizeof *y) : 0;
+    if (i) half_norm_part(t, x, y, g, b, 0, i, vmean, vrstd, has_g, has_b);
+    for (; i + HB <= n; i += HB)
+        hb_store(t, y + i,
+                 half_norm(hb_load(t, x + i), has_g ? hb_load(t, g + i) : none, has_b ? hb_load(t, b + i) : none,
+                           vmean, vrstd, has_g, has_b),
+                 stream);
+    if (i < n) half_norm_part(t, x, y, g, b, i, n - i, vmean, vrstd, has_g, has_b);
 }
 
 LN_INLINE void half_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                              size_t n, float mean, float rstd)
+                              size_t n, float mean, float rstd, int stream)
 {
-#define CASE(G, B) half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B)
+#define CASE(G, B) (stream ? half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, 1) \
+                           : half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
@@ -199,28 +246,27 @@ static inline void half_row_f64(ln_dtype t, const uint16_t *x, uint16_t *y, cons
     *rstd_out = rstd;
 }
 
-/* Row by row: sum, squared deviations about the fp32 mean (prefetching the next row), the
- * epilogue; the double path where the sums overflowed. */
+/* Row by row: the sum, the squared deviations about the fp32 mean (prefetching the next row),
+ * the epilogue, or the double path where the fp32 sums overflowed. Outputs far larger than the
+ * caches go out with non-temporal stores (no read-for-ownership of y). */
 static inline void half_twopass(const ln_args *a, ln_dtype t)
 {
     const size_t n = a->D;
     if (n == 0) return; /* nothing to normalize: no statistics either */
+    const int stream = a->rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * n;
         uint16_t *y = (uint16_t *)a->y + r * n;
-        double sum = half_row_sum(t, x, n), mean_out, rstd_out;
+        double sum = half_row_sum(t, x, n);
         const float mean = (float)(sum / (double)n);
         double ss = half_row_sq_dev(t, x, n, mean, r + 1 < a->rows ? x + n : NULL);
-        if (isfinite(sum) && isfinite(ss)) {
-            const float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
-            half_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd);
-            mean_out = mean, rstd_out = rstd;
-        } else {
-            half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
-        }
+        double mean_out = mean, rstd_out = (float)(1.0 / sqrt(ss / (double)n + a->eps));
+        if (isfinite(sum) && isfinite(ss)) half_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd_out, stream);
+        else half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }
+    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
 }
 
 /* Four 8-lane accumulators: <= n/32 + 2 additions per lane and three vector additions (the

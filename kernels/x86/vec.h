@@ -163,6 +163,14 @@ LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v
     const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, .dtype = type, .isa = LN_VEC_ISA, \
                           .forward = forward, .how = HOW, .bound = bound}
 
+/* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
+ * written with ordinary stores before the non-temporal ones. */
+LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)
+{
+    size_t v = VF_W * sizeof(float), lead = (v - (uintptr_t)y % v) % v / size;
+    return lead < n ? lead : n;
+}
+
 /* Whether a non-temporal store is worth it: the output is far larger than the caches, so
  * writing around them saves the read-for-ownership of y and keeps x's lines cached. */
 #ifndef LN_STREAM_MIN_BYTES

@@ -118,16 +118,18 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
             exit(LN_EXIT_USAGE);
         }
     }
-    size_t n = 0;
+    size_t n = 0, skipped = 0;
     for (size_t i = 0; i < ln_num_kernels; i++) {
         if (!chosen[i]) continue;
         if (!keep_unavailable && !ln_kernel_available(ln_all_kernels[i])) {
-            fprintf(stderr, "lnbench: note: %s needs CPU features this machine (or LNBENCH_ISA) lacks; skipped\n",
+            /* one line for all of them: the CPU (or LNBENCH_ISA, or a peer library) cannot run them */
+            fprintf(stderr, "%s %s", skipped++ ? "," : "lnbench: note: not runnable here (lnbench list says why), skipped:",
                     ln_all_kernels[i]->name);
             continue;
         }
         ks[n++] = ln_all_kernels[i];
     }
+    if (skipped) fputc('\n', stderr);
     free(chosen);
     free(items);
     *out = ks;

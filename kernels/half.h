@@ -94,8 +94,28 @@ static inline double ln_half_f32acc_bound(double c, double kappa, double us)
     return ln_bound_mean(c + 1, kappa, ua, us) + ln_bound_var(r, us) + ln_bound_epilogue(ua, us);
 }
 
+/* The whole row in double, scalar: for rows whose fp32 sums overflowed (bf16 has fp32's range,
+ * so its squares can) or are not finite, or whose rstd is not (squares underflowing to a zero
+ * variance with eps = 0); NaN or Inf inputs, and exactly constant rows with eps = 0, still give
+ * NaN outputs. */
+static inline void ln_half_row_f64(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                                   size_t n, double eps, double *mean_out, double *rstd_out)
+{
+    double s = 0.0, ss = 0.0;
+    for (size_t i = 0; i < n; i++) s += ln_half_load(t, x, i);
+    double mean = s / (double)n;
+    for (size_t i = 0; i < n; i++) ss += (ln_half_load(t, x, i) - mean) * (ln_half_load(t, x, i) - mean);
+    double rstd = 1.0 / sqrt(ss / (double)n + eps);
+    for (size_t i = 0; i < n; i++) /* one rounding, from double */
+        ln_store(t, y, i, (ln_half_load(t, x, i) - mean) * rstd * (g ? ln_half_load(t, g, i) : 1.0f) +
+                              (b ? ln_half_load(t, b, i) : 0.0f));
+    *mean_out = mean;
+    *rstd_out = rstd;
+}
+
 /* The portable fp32 two-pass on 16-bit storage: widen each element, sequential fp32 sums for the
- * mean then for the squared deviations about it, fp32 epilogue, one rounding to 16 bits. */
+ * mean then for the squared deviations about it, fp32 epilogue, one rounding to 16 bits; the
+ * double path for rows whose fp32 sums overflow or underflow (ln_half_row_f64). */
 static inline void ln_half_twopass_scalar(const ln_args *a, ln_dtype t)
 {
     const uint16_t *g = a->gamma, *b = a->beta;
@@ -112,14 +132,19 @@ static inline void ln_half_twopass_scalar(const ln_args *a, ln_dtype t)
             ss += d * d;
         }
         float rstd = 1.0f / sqrtf(ss / (float)a->D + (float)a->eps);
-        for (size_t i = 0; i < a->D; i++) {
-            float v = (ln_half_load(t, x, i) - mean) * rstd;
-            if (g) v *= ln_half_load(t, g, i);
-            if (b) v += ln_half_load(t, b, i);
-            ln_half_store(t, y, i, v);
+        double mean_out = mean, rstd_out = rstd;
+        if (!isfinite(sum) || !isfinite(ss) || !isfinite(rstd)) {
+            ln_half_row_f64(t, x, y, g, b, a->D, a->eps, &mean_out, &rstd_out);
+        } else {
+            for (size_t i = 0; i < a->D; i++) {
+                float v = (ln_half_load(t, x, i) - mean) * rstd;
+                if (g) v *= ln_half_load(t, g, i);
+                if (b) v += ln_half_load(t, b, i);
+                ln_half_store(t, y, i, v);
+            }
         }
-        if (a->mean) a->mean[r] = mean;
-        if (a->rstd) a->rstd[r] = rstd;
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
     }
 }
 

@@ -229,25 +229,8 @@ LN_INLINE void half_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const 
 #undef CASE
 }
 
-/* The whole row in double, scalar: for rows whose fp32 sums overflowed (bf16 has fp32's range,
- * so its squares can) or are not finite; NaN or Inf inputs still give NaN outputs. */
-static inline void half_row_f64(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                                size_t n, double eps, double *mean_out, double *rstd_out)
-{
-    double s = 0.0, ss = 0.0;
-    for (size_t i = 0; i < n; i++) s += ln_half_load(t, x, i);
-    double mean = s / (double)n;
-    for (size_t i = 0; i < n; i++) ss += (ln_half_load(t, x, i) - mean) * (ln_half_load(t, x, i) - mean);
-    double rstd = 1.0 / sqrt(ss / (double)n + eps);
-    for (size_t i = 0; i < n; i++) /* one rounding, from double */
-        ln_store(t, y, i, (ln_half_load(t, x, i) - mean) * rstd * (g ? ln_half_load(t, g, i) : 1.0f) +
-                              (b ? ln_half_load(t, b, i) : 0.0f));
-    *mean_out = mean;
-    *rstd_out = rstd;
-}
-
 /* Row by row: the sum, the squared deviations about the fp32 mean (prefetching the next row),
- * the epilogue, or the double path where the fp32 sums overflowed. Outputs far larger than the
+ * the epilogue, or the double path where the fp32 sums overflowed or underflowed (ln_half_row_f64). Outputs far larger than the
  * caches go out with non-temporal stores (no read-for-ownership of y). */
 static inline void half_twopass(const ln_args *a, ln_dtype t)
 {
@@ -261,8 +244,8 @@ static inline void half_twopass(const ln_args *a, ln_dtype t)
         const float mean = (float)(sum / (double)n);
         double ss = half_row_sq_dev(t, x, n, mean, r + 1 < a->rows ? x + n : NULL);
         double mean_out = mean, rstd_out = (float)(1.0 / sqrt(ss / (double)n + a->eps));
-        if (isfinite(sum) && isfinite(ss)) half_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd_out, stream);
-        else half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+        if (isfinite(sum) && isfinite(ss) && isfinite(rstd_out)) half_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd_out, stream);
+        else ln_half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }

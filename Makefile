@@ -56,6 +56,16 @@ DEFS += -DLN_HAVE_ONEDNN=1
 LDLIBS += -ldnnl
 endif
 
+# harness/meta.c writes the commit and the flags into every results file: it is rebuilt when they
+# change (the stamp is rewritten only then), so a result never names a stale commit.
+META_STAMP := $(BUILD)/.meta-defs
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifneq ($(file <$(META_STAMP)),$(DEFS))
+$(shell mkdir -p $(BUILD))
+$(file >$(META_STAMP),$(DEFS))
+endif
+endif
+
 CFLAGS := $(CFLAGS_BASE) $(DEFS) $(SANFLAGS) $(EXTRA_CFLAGS)
 CXXFLAGS := $(CXXFLAGS_BASE) $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
@@ -81,6 +91,8 @@ $(BUILD)/kernels/x86/%-avx512fp16.o: ISAFLAGS = $(ISA_avx512fp16)
 
 .PHONY: all test clean fuzz
 all: lnbench
+
+$(BUILD)/harness/meta.o: $(META_STAMP)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

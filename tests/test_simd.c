@@ -212,10 +212,10 @@ static void test_fused_is_twopass_reordered(void **state)
 }
 
 /* A "shifted" kernel takes its statistics about a shift from the row's first elements, and must
- * redo a row by f32-twopass's code when the shift is far from the mean: on rows whose first 32
- * elements sit 100 above the rest, its outputs and statistics are f32-twopass's bits; the other
- * rows stay within its bound. Short rows (the pipeline) and long ones (row groups), the bad
- * rows mixed among good ones. */
+ * redo a row by its two-pass sibling's code (the same name with "twopass" for "shifted") when
+ * the shift is far from the mean: on rows whose first 32 elements sit 100 above the rest, its
+ * outputs and statistics are the two-pass kernel's bits. Short rows (the pipeline) and long ones
+ * (row groups), the bad rows mixed among good ones; every dtype. */
 static void test_shifted_redoes_bad_shifts(void **state)
 {
     (void)state;
@@ -223,28 +223,31 @@ static void test_shifted_redoes_bad_shifts(void **state)
     size_t checked = 0;
     for (size_t i = 0; i < ln_num_kernels; i++) {
         const ln_kernel *k = ln_all_kernels[i];
-        char alg[32], name[128];
-        if (!is_simd(k) || strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "shifted") != 0) continue;
-        snprintf(name, sizeof name, "%s-twopass-%s", ln_fmt(k->dtype)->name, ln_kernel_isa_name(k));
+        const char *at = strstr(k->name, "-shifted-");
+        char name[128];
+        if (!is_simd_any(k) || !at) continue;
+        snprintf(name, sizeof name, "%.*s-twopass-%s", (int)(at - k->name), k->name, at + 9);
         const ln_kernel *tp = ln_kernel_find(name);
         assert_non_null(tp);
+        const ln_dtype t = k->dtype;
+        const size_t es = ln_fmt(t)->size;
         for (size_t ni = 0; ni < 2; ni++) {
             const size_t D = dims[ni];
-            float *x = malloc(rows * D * sizeof *x), *y1 = malloc(rows * D * sizeof *x), *y2 = malloc(rows * D * sizeof *x);
-            float *g = malloc(D * sizeof *g), *b = malloc(D * sizeof *b);
+            void *x = malloc(rows * D * es), *y1 = malloc(rows * D * es), *y2 = malloc(rows * D * es);
+            void *g = malloc(D * es), *b = malloc(D * es);
             double m1[11], r1[11], m2[11], r2[11];
             uint32_t seed = 12345;
             for (size_t j = 0; j < rows * D; j++) {
                 seed = seed * 1664525u + 1013904223u;
-                x[j] = (float)(seed >> 8) * 0x1p-23f - 1.0f + ((j / D) % 4 == 1 && j % D < 32 ? 100.0f : 0.0f);
+                ln_store(t, x, j, (double)(seed >> 8) * 0x1p-23 - 1.0 + ((j / D) % 4 == 1 && j % D < 32 ? 100.0 : 0.0));
             }
-            for (size_t j = 0; j < D; j++) g[j] = 1.0f + 0.25f * (float)(j % 5) / 4, b[j] = 0.25f * (float)(j % 3) / 2;
+            for (size_t j = 0; j < D; j++) ln_store(t, g, j, 1.0 + 0.25 * (double)(j % 5) / 4), ln_store(t, b, j, 0.25 * (double)(j % 3) / 2);
             ln_args a = {.rows = rows, .D = D, .x = x, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = m1, .rstd = r1};
             tp->forward(&a);
             a.y = y2, a.mean = m2, a.rstd = r2;
             k->forward(&a);
             for (size_t r = 1; r < rows; r += 4) {
-                if (memcmp(y1 + r * D, y2 + r * D, D * sizeof *x) || m1[r] != m2[r] || r1[r] != r2[r])
+                if (memcmp((char *)y1 + r * D * es, (char *)y2 + r * D * es, D * es) || m1[r] != m2[r] || r1[r] != r2[r])
                     fail_msg("%s D=%zu row %zu: a bad shift was not redone as %s", k->name, D, r, tp->name);
                 checked++;
             }
@@ -252,6 +255,40 @@ static void test_shifted_redoes_bad_shifts(void **state)
         }
     }
     if ((ln_cpu_features() & LN_ISA_AVX2) && ln_kernel_find("f32-shifted-avx2")) assert_true(checked > 0);
+}
+
+/* A row's outputs and statistics do not depend on its neighbours: kernels that pipeline rows
+ * or group them give each row the same bits as a call on that row alone. Short rows, rows past
+ * the pipelines' limits, every dtype. */
+static void test_rows_are_independent(void **state)
+{
+    (void)state;
+    const size_t dims[] = {7, 300, 2100, 4100}, rows = 5;
+    for (int t = 0; t < LN_NDTYPES; t++)
+        for (size_t ni = 0; ni < 4; ni++) {
+            const size_t D = dims[ni], es = ln_fmt((ln_dtype)t)->size, bytes = D * es;
+            ln_prepared p;
+            prepare(&p, (ln_dtype)t, "shifted", D, rows, 1);
+            unsigned char *y = malloc(rows * bytes), *y1 = malloc(bytes);
+            for (size_t i = 0; i < ln_num_kernels; i++) {
+                const ln_kernel *k = ln_all_kernels[i];
+                if (k->dtype != (ln_dtype)t || !is_simd_any(k)) continue;
+                double m[5], r5[5], m1, r1;
+                ln_args a = {.rows = rows, .D = D, .x = p.x, .y = y, .gamma = p.gamma, .beta = p.beta, .eps = p.c.eps,
+                             .mean = m, .rstd = r5};
+                k->forward(&a);
+                for (size_t r = 0; r < rows; r++) {
+                    ln_args one = {.rows = 1, .D = D, .x = (const unsigned char *)p.x + r * bytes, .y = y1,
+                                   .gamma = p.gamma, .beta = p.beta, .eps = p.c.eps, .mean = &m1, .rstd = &r1};
+                    k->forward(&one);
+                    if (memcmp(y + r * bytes, y1, bytes) || !(m[r] == m1 || (isnan(m[r]) && isnan(m1))) ||
+                        !(r5[r] == r1 || (isnan(r5[r]) && isnan(r1))))
+                        fail_msg("%s D=%zu: row %zu of %zu differs from the same row alone", k->name, D, r, rows);
+                }
+            }
+            free(y), free(y1);
+            ln_prepared_free(&p);
+        }
 }
 
 /* rows = 0 or D = 0 write nothing. */
@@ -338,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_agrees_with_scalar_sibling),
         cmocka_unit_test(test_fused_is_twopass_reordered),
         cmocka_unit_test(test_shifted_redoes_bad_shifts),
+        cmocka_unit_test(test_rows_are_independent),
         cmocka_unit_test(test_empty_is_noop),
         cmocka_unit_test(test_isa_cap_hides_kernels),
         cmocka_unit_test(test_onednn_peer),

@@ -203,21 +203,43 @@ LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const 
                   k);
 }
 
+/* The full block of outputs at element i. */
+LN_INLINE void half_norm_block(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                               size_t i, vf vmean, vf vrstd, int has_g, int has_b, int stream)
+{
+    const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
+    hb_store(t, y + i,
+             half_norm(hb_load(t, x + i), has_g ? hb_load(t, g + i) : none, has_b ? hb_load(t, b + i) : none, vmean,
+                       vrstd, has_g, has_b),
+             stream);
+}
+
+/* Outputs i..n-1 (with stream, y + i must be vector-aligned): the rest of a row whose bulk a
+ * row pipeline normalized, or all of it. */
+LN_INLINE void half_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
+                                   const uint16_t *b, size_t i, size_t n, vf vmean, vf vrstd, int has_g,
+                                   int has_b, int stream)
+{
+    for (; i + HB <= n; i += HB) half_norm_block(t, x, y, g, b, i, vmean, vrstd, has_g, has_b, stream);
+    if (i < n) half_norm_part(t, x, y, g, b, i, n - i, vmean, vrstd, has_g, has_b);
+}
+
+/* Elements before the first vector-aligned y when streaming (written with ordinary stores by
+ * half_norm_part), else 0. */
+LN_INLINE size_t half_stream_lead(const uint16_t *y, size_t n, int stream)
+{
+    return stream ? vec_stream_lead(y, n, sizeof *y) : 0;
+}
+
 /* stream: non-temporal stores from the first vector-aligned y on. */
 LN_INLINE void half_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
                                    const uint16_t *b, size_t n, float mean, float rstd, int has_g, int has_b,
                                    int stream)
 {
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd);
-    const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
-    size_t i = stream ? vec_stream_lead(y, n, sizeof *y) : 0;
+    size_t i = half_stream_lead(y, n, stream);
     if (i) half_norm_part(t, x, y, g, b, 0, i, vmean, vrstd, has_g, has_b);
-    for (; i + HB <= n; i += HB)
-        hb_store(t, y + i,
-                 half_norm(hb_load(t, x + i), has_g ? hb_load(t, g + i) : none, has_b ? hb_load(t, b + i) : none,
-                           vmean, vrstd, has_g, has_b),
-                 stream);
-    if (i < n) half_norm_part(t, x, y, g, b, i, n - i, vmean, vrstd, has_g, has_b);
+    half_normalize_from(t, x, y, g, b, i, n, vmean, vrstd, has_g, has_b, stream);
 }
 
 LN_INLINE void half_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
@@ -229,9 +251,25 @@ LN_INLINE void half_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const 
 #undef CASE
 }
 
-/* Row by row: the sum, the squared deviations about the fp32 mean (prefetching the next row),
- * the epilogue, or the double path where the fp32 sums overflowed or underflowed (ln_half_row_f64). Outputs far larger than the
- * caches go out with non-temporal stores (no read-for-ownership of y). */
+/* One row as the two-pass computes it: the sum, the squared deviations about the fp32 mean
+ * (prefetching the row pf, or none: NULL), the epilogue, or the double path where the fp32
+ * sums overflowed or underflowed (ln_half_row_f64). The statistics used go to *mean_out and
+ * *rstd_out. */
+static inline void half_row_twopass(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                                    size_t n, double eps, const uint16_t *pf, int stream, double *mean_out,
+                                    double *rstd_out)
+{
+    double sum = half_row_sum(t, x, n);
+    const float mean = (float)(sum / (double)n);
+    double ss = half_row_sq_dev(t, x, n, mean, pf);
+    const float rstd = (float)(1.0 / sqrt(ss / (double)n + eps));
+    *mean_out = mean, *rstd_out = rstd;
+    if (isfinite(sum) && isfinite(ss) && isfinite(rstd)) half_normalize(t, x, y, g, b, n, mean, rstd, stream);
+    else ln_half_row_f64(t, x, y, g, b, n, eps, mean_out, rstd_out);
+}
+
+/* Row by row, the variance pass prefetching the next row. Outputs far larger than the caches go
+ * out with non-temporal stores (no read-for-ownership of y). */
 static inline void half_twopass(const ln_args *a, ln_dtype t)
 {
     const size_t n = a->D;
@@ -239,13 +277,9 @@ static inline void half_twopass(const ln_args *a, ln_dtype t)
     const int stream = a->rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * n;
-        uint16_t *y = (uint16_t *)a->y + r * n;
-        double sum = half_row_sum(t, x, n);
-        const float mean = (float)(sum / (double)n);
-        double ss = half_row_sq_dev(t, x, n, mean, r + 1 < a->rows ? x + n : NULL);
-        double mean_out = mean, rstd_out = (float)(1.0 / sqrt(ss / (double)n + a->eps));
-        if (isfinite(sum) && isfinite(ss) && isfinite(rstd_out)) half_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd_out, stream);
-        else ln_half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+        double mean_out, rstd_out;
+        half_row_twopass(t, x, (uint16_t *)a->y + r * n, a->gamma, a->beta, n, a->eps, r + 1 < a->rows ? x + n : NULL,
+                         stream, &mean_out, &rstd_out);
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }

@@ -1,0 +1,156 @@
+/* Shifted-data fp32 LayerNorm on 16-bit storage for AVX2, as f32-shifted does it in fp32: one
+ * pass over x for the statistics instead of two. Per row a shift K (the mean of the row's first
+ * 2 W elements, rounded to float) and, in four accumulators each, S1 = sum (x - K) and
+ * S2 = sum (x - K)^2 (fma); lanes added in double; mean = K + S1/n, var = S2/n - (S1/n)^2 (Chan,
+ * Golub & LeVeque's shifted-data algorithm). The rows go through a two-row pipeline: one loop
+ * normalizes row r (from L1/L2) and takes the sums of row r+1 (from memory), so the memory
+ * stream overlaps the epilogue, whose conversions are what these kernels spend their time on;
+ * streaming, row r+2 is prefetched into L2 meanwhile.
+ *
+ * As in f32-shifted, a row whose shift is too far from its mean ((S1/n)^2 > var: |mean - K|
+ * beyond about one sigma) or whose sums are not finite is redone by the two-pass row code
+ * (half-twopass.h, its double path included), so the bound is the larger of the accepted rows'
+ * and the two-pass one. Included by the *-f32acc-shifted-avx2.c files. */
+#ifndef LN_X86_HALF_SHIFTED_H
+#define LN_X86_HALF_SHIFTED_H
+
+#include "half-twopass.h"
+
+/* The shift: the mean of the first min(n, HB) elements, in float. */
+LN_INLINE float half_shift_of(ln_dtype t, const uint16_t *x, size_t n)
+{
+    size_t m = n < HB ? n : HB;
+    /* the buffered partial load only for short rows: its stored-then-loaded block stalls
+     * (store-to-load forwarding), and a stall per row cost 15% at D 768 */
+    vf2 v = m == HB ? hb_load(t, x) : hb_load_part(t, x, m);
+    return (float)(vf_sum(vf_add(v.a, v.b)) / (double)m);
+}
+
+LN_INLINE void shifted_step(acc4 *s, acc4 *q, vf2 v, vf2 w, vf k)
+{
+    vf2 dv = {vf_sub(v.a, k), vf_sub(v.b, k)}, dw = {vf_sub(w.a, k), vf_sub(w.b, k)};
+    sum_step(s, dv, dw);
+    q->a0 = vf_fma(dv.a, dv.a, q->a0), q->b0 = vf_fma(dv.b, dv.b, q->b0);
+    q->a1 = vf_fma(dw.a, dw.a, q->a1), q->b1 = vf_fma(dw.b, dw.b, q->b1);
+}
+
+/* sum (x - K) and sum (x - K)^2 over x[j..n) into s and q (which the caller may have started on
+ * x[0..j), j a multiple of 2 HB), returned in double: grouped the same wherever the loop was
+ * entered, so a row's statistics do not depend on whether the pipeline took them. */
+LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, float K, acc4 s, acc4 q,
+                                      double *s1, double *s2)
+{
+    const vf k = vf_set1(K);
+    for (; j + 2 * HB <= n; j += 2 * HB) shifted_step(&s, &q, hb_load(t, x + j), hb_load(t, x + j + HB), k);
+    if (j + HB <= n) {
+        vf2 v = hb_load(t, x + j);
+        vf da = vf_sub(v.a, k), db = vf_sub(v.b, k);
+        s.a0 = vf_add(s.a0, da), s.b0 = vf_add(s.b0, db);
+        q.a0 = vf_fma(da, da, q.a0), q.b0 = vf_fma(db, db, q.b0);
+        j += HB;
+    }
+    if (j < n) { /* the lanes past n hold 0 - K: zeroed */
+        vf2 v = hb_load_part(t, x + j, n - j);
+        vf2 d = hb_keep(t, (vf2){vf_sub(v.a, k), vf_sub(v.b, k)}, n - j);
+        s.a1 = vf_add(s.a1, d.a), s.b1 = vf_add(s.b1, d.b);
+        q.a1 = vf_fma(d.a, d.a, q.a1), q.b1 = vf_fma(d.b, d.b, q.b1);
+    }
+    *s1 = acc4_sum(s);
+    *s2 = acc4_sum(q);
+}
+
+/* Normalizes x0 into y (mean, rstd) and takes the shifted sums of x1 about K1; prefetches the
+ * row pf (or none: NULL) into L2. */
+LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
+                                          const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
+                                          const uint16_t *pf, size_t n, double *s1, double *s2, int has_g,
+                                          int has_b, int stream)
+{
+    const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd), k = vf_set1(K1);
+    acc4 s = acc4_zero(), q = acc4_zero();
+    size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 */
+    if (i) half_norm_part(t, x0, y, g, b, 0, i, vmean, vrstd, has_g, has_b);
+    for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
+        if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* 2 HB elements: one line */
+        half_norm_block(t, x0, y, g, b, i, vmean, vrstd, has_g, has_b, stream);
+        half_norm_block(t, x0, y, g, b, i + HB, vmean, vrstd, has_g, has_b, stream);
+        shifted_step(&s, &q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), k);
+    }
+    half_normalize_from(t, x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, stream);
+    half_shifted_sums_from(t, x1, n, j, K1, s, q, s1, s2);
+}
+
+static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
+                                         const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
+                                         const uint16_t *pf, size_t n, double *s1, double *s2, int stream)
+{
+#define CASE(G, B)                                                                                  \
+    (stream ? half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 1) \
+            : half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 0))
+    LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
+}
+
+/* mean and rstd from the shifted sums; 0 when the shift is too far from the mean for the
+ * claimed bound ((S1/n)^2 > var, NaN included) or a sum or rstd is not finite. */
+static inline int half_shifted_stats(double s1, double s2, float K, size_t n, double eps, float *mean, float *rstd)
+{
+    double d = s1 / (double)n, var = s2 / (double)n - d * d;
+    if (!isfinite(s1) || !isfinite(s2) || !(d * d <= var)) return 0;
+    *mean = (float)(K + d);
+    *rstd = (float)(1.0 / sqrt(var + eps));
+    return isfinite(*rstd);
+}
+
+static inline void half_shifted(const ln_args *a, ln_dtype t)
+{
+    const size_t n = a->D, rows = a->rows;
+    if (n == 0 || rows == 0) return; /* nothing to normalize: no statistics either */
+    const int stream = rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
+    const uint16_t *X = a->x, *g = a->gamma, *b = a->beta;
+    uint16_t *Y = a->y;
+    float K = half_shift_of(t, X, n);
+    double s1, s2;
+    half_shifted_sums_from(t, X, n, 0, K, acc4_zero(), acc4_zero(), &s1, &s2);
+    for (size_t r = 0; r < rows; r++) {
+        const uint16_t *x0 = X + r * n, *x1 = x0 + n;
+        uint16_t *y = Y + r * n;
+        float mean, rstd;
+        double mean_out, rstd_out;
+        const int ok = half_shifted_stats(s1, s2, K, n, a->eps, &mean, &rstd);
+        if (ok && r + 1 < rows) {
+            K = half_shift_of(t, x1, n);
+            half_shifted_pipeline(t, x0, y, g, b, mean, rstd, x1, K, stream && r + 2 < rows ? x1 + n : NULL, n, &s1,
+                                  &s2, stream);
+        } else {
+            /* the last row, or a row with a bad shift: the stages one by one */
+            if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, stream);
+            else half_row_twopass(t, x0, y, g, b, n, a->eps, NULL, stream, &mean_out, &rstd_out);
+            if (r + 1 < rows) {
+                K = half_shift_of(t, x1, n);
+                half_shifted_sums_from(t, x1, n, 0, K, acc4_zero(), acc4_zero(), &s1, &s2);
+            }
+        }
+        if (ok) mean_out = mean, rstd_out = rstd;
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
+    }
+    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+}
+
+/* As f32-shifted's bound, in the 16-bit format's units: accepted rows have m = n/32 terms per
+ * lane (four 8-lane accumulators), e = (m + 3) ua, t = |mean - K| / sigma <= sqrt 2; S1/n is off
+ * by e (t + 1) sigma, the mean by that plus its rounding to float; var has relative error
+ * e (1 + t^2 + 2 t (t + 1)) + (e (t + 1))^2 + 3 ua. Rejected rows: the two-pass bound. */
+static inline double half_shifted_bound(size_t n, double kappa, double us)
+{
+    const double ua = 0x1p-24, t = sqrt(2.0);
+    double m = ceil((double)n / 32.0), e = (m + 3.0) * ua;
+    if (e > 0.05) return INFINITY;
+    double shifted = ln_bound_mean(1.0, kappa, ua, us) + ln_bound_mean(m + 3.0, t, ua, us) +
+                     ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * ua, us) +
+                     ln_bound_epilogue(ua, us);
+    return fmax(shifted, half_twopass_bound(n, kappa, us));
+}
+
+#endif

@@ -66,7 +66,15 @@ LN_INLINE __m256i bf16_pack(vf2 v)
     __m256 unord = _mm256_cmp_ps(v.a, v.b, _CMP_UNORD_Q); /* lanes where either is NaN */
     if (__builtin_expect(!_mm256_testz_ps(unord, unord), 0))
         return _mm256_or_si256(_mm256_srli_epi32(bf16_round_hi(v.a, 1), 16), _mm256_and_si256(bf16_round_hi(v.b, 1), hi));
-    return _mm256_or_si256(_mm256_srli_epi32(bf16_round_hi(v.a, 0), 16), _mm256_and_si256(bf16_round_hi(v.b, 0), hi));
+    /* no NaN: the top halves of a and b and, beside them, their low halves as packed 16-bit
+     * words; a word rounds up where low + lsb > 0x8000 (nearest, ties to even; the carry walks
+     * into the exponent), compared unsigned through a flip of the sign bit */
+    __m256i ia = _mm256_castps_si256(v.a), ib = _mm256_castps_si256(v.b);
+    __m256i top = _mm256_blend_epi16(_mm256_srli_epi32(ia, 16), ib, 0xaa);
+    __m256i low = _mm256_blend_epi16(ia, _mm256_slli_epi32(ib, 16), 0xaa);
+    __m256i t = _mm256_adds_epu16(low, _mm256_and_si256(top, _mm256_set1_epi16(1)));
+    __m256i up = _mm256_cmpgt_epi16(_mm256_xor_si256(t, _mm256_set1_epi16((short)0x8000)), _mm256_setzero_si256());
+    return _mm256_sub_epi16(top, up);
 }
 
 /* The block v, as hb_load laid it out, rounded to the 16-bit format and stored; stream:

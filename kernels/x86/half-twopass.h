@@ -33,14 +33,21 @@ typedef struct {
     vf a, b;
 } vf2;
 
-LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
+/* A block's 16 words widened: f16 by vcvtph2ps, bf16 by the shift and the mask. */
+LN_INLINE vf2 hb_widen(ln_dtype t, __m256i v)
 {
     if (t == LN_F16)
-        return (vf2){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
-                     _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
-    __m256i v = _mm256_loadu_si256((const __m256i *)p);
+        return (vf2){_mm256_cvtph_ps(_mm256_castsi256_si128(v)), _mm256_cvtph_ps(_mm256_extracti128_si256(v, 1))};
     return (vf2){_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
                  _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u)))};
+}
+
+LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
+{
+    if (t == LN_F16) /* vcvtph2ps straight from memory */
+        return (vf2){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
+                     _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
+    return hb_widen(t, _mm256_loadu_si256((const __m256i *)p));
 }
 
 /* Each lane rounded to bf16 (nearest even, the integer rounding of ln_f32_to_bf16: carries walk
@@ -77,11 +84,19 @@ LN_INLINE __m256i bf16_pack(vf2 v)
     return _mm256_sub_epi16(top, up);
 }
 
-/* The block v, as hb_load laid it out, rounded to the 16-bit format and stored; stream:
- * non-temporal stores (p must then be 32-byte aligned). */
+/* The block v, as hb_load laid it out, rounded to the 16-bit format: its 16 words. */
+LN_INLINE __m256i hb_narrow(ln_dtype t, vf2 v)
+{
+    if (t == LN_F16)
+        return _mm256_set_m128i(_mm256_cvtps_ph(v.b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                                _mm256_cvtps_ph(v.a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return bf16_pack(v);
+}
+
+/* The block v rounded and stored; stream: non-temporal stores (p must then be 32-byte aligned). */
 LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
 {
-    if (t == LN_F16) {
+    if (t == LN_F16) { /* two vcvtps2ph halves stored as they come: no insert */
         __m128i lo = _mm256_cvtps_ph(v.a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         __m128i hi = _mm256_cvtps_ph(v.b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         if (stream) _mm_stream_si128((__m128i *)p, lo), _mm_stream_si128((__m128i *)(p + 8), hi);
@@ -93,21 +108,34 @@ LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
     }
 }
 
-/* The first n < HB elements only (the rest of the block reads as 0), through a small buffer:
- * never touches memory past the row. */
-LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n)
+/* Partial blocks, the first n < HB words, without touching memory past them (a row's tail, in
+ * place or not): the n/2 whole 32-bit words by vpmaskmovd, an odd last word on its own. Copying
+ * through a small buffer instead stalled every tail on store-to-load forwarding (D 257 ran at
+ * half the rows/s of D 256). */
+static const int32_t hb_words_on[16] = {-1, -1, -1, -1, -1, -1, -1, -1};
+static const int16_t hb_word_at[31] = {[15] = -1};
+
+LN_INLINE __m256i hb_words_part(const uint16_t *p, size_t n)
 {
-    uint16_t buf[HB] = {0};
-    memcpy(buf, p, n * sizeof *p);
-    return hb_load(t, buf);
+    __m256i whole = _mm256_loadu_si256((const __m256i *)(hb_words_on + 8 - n / 2));
+    __m256i v = _mm256_maskload_epi32((const int *)p, whole);
+    if (n & 1) /* p[n-1] broadcast, blended into word n-1 */
+        v = _mm256_blendv_epi8(v, _mm256_set1_epi16((short)p[n - 1]),
+                               _mm256_loadu_si256((const __m256i *)(hb_word_at + 16 - n)));
+    return v;
 }
 
-LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n)
+LN_INLINE void hb_store_words_part(uint16_t *p, __m256i v, size_t n)
 {
-    uint16_t buf[HB];
-    hb_store(t, buf, v, 0);
-    memcpy(p, buf, n * sizeof *p);
+    _mm256_maskstore_epi32((int *)p, _mm256_loadu_si256((const __m256i *)(hb_words_on + 8 - n / 2)), v);
+    if (n & 1) /* word n-1 is the low half of 32-bit lane (n-1)/2 */
+        p[n - 1] = (uint16_t)_mm256_cvtsi256_si32(_mm256_permutevar8x32_epi32(v, _mm256_set1_epi32((int)(n - 1) / 2)));
 }
+
+/* The first n < HB elements (the rest of the block reads as 0). */
+LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n) { return hb_widen(t, hb_words_part(p, n)); }
+
+LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n) { hb_store_words_part(p, hb_narrow(t, v), n); }
 
 /* v with the lanes of elements n .. HB-1 zeroed: the lane mask is a block of 16-bit all-ones
  * or zeros laid out as hb_load does, each half sign-extended to 32 bits. */

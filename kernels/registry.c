@@ -21,8 +21,9 @@ int ln_kernel_available(const ln_kernel *k)
 
 size_t ln_kernel_vector_width(const ln_kernel *k)
 {
-    size_t bytes = (k->isa & (LN_ISA_AVX512 | LN_ISA_AVX512FP16 | LN_ISA_AVX512BF16)) ? 64 : k->isa ? 32 : 0;
-    return bytes ? bytes / ln_fmt(k->dtype)->size : 1;
+    if (!k->isa) return 1;
+    size_t bytes = (k->isa & (LN_ISA_AVX512 | LN_ISA_AVX512FP16 | LN_ISA_AVX512BF16)) ? 64 : 32;
+    return bytes / ln_fmt(k->dtype)->size;
 }
 
 const ln_kernel *ln_kernel_find(const char *name)

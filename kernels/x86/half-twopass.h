@@ -84,21 +84,22 @@ LN_INLINE __m256i bf16_pack(vf2 v)
     return _mm256_sub_epi16(top, up);
 }
 
+/* 8 floats rounded to f16 (vcvtps2ph, nearest even). */
+LN_INLINE __m128i f16_round(vf v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
 /* The block v, as hb_load laid it out, rounded to the 16-bit format: its 16 words. */
 LN_INLINE __m256i hb_narrow(ln_dtype t, vf2 v)
 {
-    if (t == LN_F16)
-        return _mm256_set_m128i(_mm256_cvtps_ph(v.b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-                                _mm256_cvtps_ph(v.a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    if (t == LN_F16) return _mm256_set_m128i(f16_round(v.b), f16_round(v.a));
     return bf16_pack(v);
 }
 
-/* The block v rounded and stored; stream: non-temporal stores (p must then be 32-byte aligned). */
+/* The block v rounded and stored; stream: non-temporal stores (p must then be 32-byte aligned).
+ * f16 stores its two vcvtps2ph halves as they come, without hb_narrow's insert. */
 LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
 {
-    if (t == LN_F16) { /* two vcvtps2ph halves stored as they come: no insert */
-        __m128i lo = _mm256_cvtps_ph(v.a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m128i hi = _mm256_cvtps_ph(v.b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    if (t == LN_F16) {
+        __m128i lo = f16_round(v.a), hi = f16_round(v.b);
         if (stream) _mm_stream_si128((__m128i *)p, lo), _mm_stream_si128((__m128i *)(p + 8), hi);
         else _mm_storeu_si128((__m128i *)p, lo), _mm_storeu_si128((__m128i *)(p + 8), hi);
     } else if (stream) {

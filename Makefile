@@ -13,9 +13,16 @@ endif
 OPT ?= -O2
 # -ffp-contract=off: no silent a*b+c fusion, so each kernel's arithmetic is the one its
 # source (and its error bound) states; kernels that want FMA ask for it explicitly.
-CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra -ffp-contract=off -D_GNU_SOURCE \
-               -Icommon -Ikernels -Ireference -Iharness
-CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra -Iharness -Icommon -Ikernels
+CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra -ffp-contract=off -D_GNU_SOURCE
+CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra
+# Layering, enforced by the include paths each layer compiles with: common/ sees only itself,
+# kernels/ and reference/ see common/, the harness (and the tests and fuzzers) see everything.
+# A kernel that includes a harness header fails to build.
+HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/verbs
+INC_common := -Icommon
+INC_kernels := -Icommon -Ikernels
+INC_reference := -Icommon -Ireference
+INC_all := -Icommon -Ikernels -Ireference $(HARNESS_DIRS:%=-I%)
 LDLIBS := -lmpfr -lgmp -lbenchmark -lpthread -lm
 
 ifeq ($(SAN),1)
@@ -56,7 +63,7 @@ DEFS += -DLN_HAVE_ONEDNN=1
 LDLIBS += -ldnnl
 endif
 
-# harness/meta.c writes the commit and the flags into every results file: it is rebuilt when they
+# harness/output/meta.c writes the commit and the flags into every results file: it is rebuilt when they
 # change (the stamp is rewritten only then), so a result never names a stale commit.
 META_STAMP := $(BUILD)/.meta-defs
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -71,9 +78,9 @@ CXXFLAGS := $(CXXFLAGS_BASE) $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 
 LIB_C := $(wildcard common/*.c kernels/*.c kernels/scalar/*.c reference/*.c) \
-         $(filter-out harness/main.c,$(wildcard harness/*.c)) \
+         $(filter-out harness/main.c,$(wildcard $(HARNESS_DIRS:%=%/*.c))) \
          $(if $(X86),$(wildcard kernels/x86/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*.c))
-LIB_CC := $(wildcard harness/*.cc)
+LIB_CC := $(wildcard $(HARNESS_DIRS:%=%/*.cc))
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CC:%.cc=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -92,15 +99,20 @@ $(BUILD)/kernels/x86/%-avx512fp16.o: ISAFLAGS = $(ISA_avx512fp16)
 .PHONY: all test clean fuzz
 all: lnbench
 
-$(BUILD)/harness/meta.o: $(META_STAMP)
+$(BUILD)/harness/output/meta.o: $(META_STAMP)
+
+$(BUILD)/common/%.o: LAYER_INC = $(INC_common)
+$(BUILD)/kernels/%.o: LAYER_INC = $(INC_kernels)
+$(BUILD)/reference/%.o: LAYER_INC = $(INC_reference)
+$(BUILD)/harness/%.o: LAYER_INC = $(INC_all)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(ISAFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(LAYER_INC) $(ISAFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@
+	$(CXX) $(CXXFLAGS) $(LAYER_INC) -MMD -MP -c $< -o $@
 
 $(BUILD)/liblnbench.a: $(LIB_OBJ)
 	@rm -f $@
@@ -114,7 +126,7 @@ lnbench: $(BUILD)/lnbench
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
+	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
 test: $(TEST_BIN) $(BUILD)/lnbench
 	@LNBENCH=$(BUILD)/lnbench tests/run.sh $(TEST_BIN)
@@ -169,7 +181,7 @@ fuzz:
 
 $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
+	$(CC) $(CFLAGS) $(INC_all) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
 
 # Figures and report from a run's results (gnuplot-nox, awk, sh; see docs/plots.md).
 # `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures

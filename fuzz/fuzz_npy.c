@@ -1,4 +1,4 @@
-/* Fuzzing the .npy reader (harness/npy.h): any bytes as a file. The reader must either return
+/* Fuzzing the .npy reader (harness/inputs/npy.h): any bytes as a file. The reader must either return
  * a message (non-empty, and no array) or an array that the file really holds: 1 or 2
  * dimensions, at least one element, no more element bytes than the file has after its header.
  * AddressSanitizer checks every read; LeakSanitizer that nothing is left allocated.

@@ -85,16 +85,12 @@ LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CC:%.cc=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-# Each x86 kernel file is compiled for the ISA its name ends in; the rest of the binary stays
-# portable, and the registry runs a kernel only where cpuid says it can.
-ISA_avx2 := -mavx2 -mfma -mf16c
-ISA_avx512 := $(ISA_avx2) -mavx512f -mavx512bw -mavx512vl -mavx512dq
-ISA_avx512bf16 := $(ISA_avx512) -mavx512bf16
-ISA_avx512fp16 := $(ISA_avx512) -mavx512fp16 -mavx512bf16
-$(BUILD)/kernels/x86/%-avx2.o: ISAFLAGS = $(ISA_avx2)
-$(BUILD)/kernels/x86/%-avx512.o: ISAFLAGS = $(ISA_avx512)
-$(BUILD)/kernels/x86/%-avx512bf16.o: ISAFLAGS = $(ISA_avx512bf16)
-$(BUILD)/kernels/x86/%-avx512fp16.o: ISAFLAGS = $(ISA_avx512fp16)
+# Each x86 kernel file is compiled for the ISA its name ends in, with the flags of that ISA's line
+# in kernels/isa.def (the table dispatch and `lnbench list` read too); the rest of the binary
+# stays portable, and the registry runs a kernel only where cpuid says it can.
+ISA_NAMES := $(shell sed -n 's/^LN_ISA.\([a-z0-9_]*\),.*/\1/p' kernels/isa.def)
+$(foreach i,$(ISA_NAMES),$(eval $$(BUILD)/kernels/x86/%-$(i).o: ISAFLAGS = \
+    $(shell sed -n 's/^LN_ISA.$(i),.*"\(.*\)".$$/\1/p' kernels/isa.def)))
 
 .PHONY: all test clean fuzz
 all: lnbench

@@ -1,5 +1,6 @@
 /* lnbench: measures LayerNorm kernels for speed and for accuracy against an MPFR reference. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -23,10 +24,12 @@ static void usage(FILE *f)
 {
     fputs("usage: lnbench VERB [options]     (lnbench VERB --help for a verb's options)\n\nverbs:\n", f);
     for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].what);
-    fputs("\nenvironment:\n"
-          "  LNBENCH_ISA   cap the instruction sets kernels may use: scalar, avx2, avx512,\n"
-          "                avx512bf16, avx512fp16, native (default)\n",
-          f);
+    char caps[256];
+    fprintf(f,
+            "\nenvironment:\n"
+            "  LNBENCH_ISA   cap the instruction sets kernels may use, each word allowing the ones\n"
+            "                before it: %s (default)\n",
+            ln_cpu_cap_names(caps, sizeof caps));
 }
 
 int main(int argc, char **argv)
@@ -39,8 +42,15 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    const char *cap_error = ln_cpu_cap_error();
-    if (cap_error) ln_die_usage("%s", cap_error);
+    const char *cap = getenv("LNBENCH_ISA");
+    unsigned mask;
+    if (cap && *cap) {
+        char caps[256];
+        if (ln_cpu_cap_from_name(cap, &mask) != 0)
+            ln_die_usage("LNBENCH_ISA='%s' is not a valid ISA cap; valid: %s", cap,
+                         ln_cpu_cap_names(caps, sizeof caps));
+        ln_cpu_set_cap(mask);
+    }
     for (size_t i = 0; i < NVERBS; i++)
         if (!strcmp(argv[1], verbs[i].name)) return verbs[i].run(argc - 1, argv + 1);
     fprintf(stderr, "lnbench: unknown verb '%s'; verbs:", argv[1]);

@@ -1,7 +1,7 @@
+/* CPU dispatch: which lines of the ISA table (isa.def) this CPU runs, and the cap on them. */
 #include "cpu.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -16,32 +16,46 @@ static unsigned long long xgetbv0(void)
     return ((unsigned long long)edx << 32) | eax;
 }
 
-unsigned ln_cpu_features_hw(void)
+/* The x86 feature bits cpuid and XCR0 report, read once. */
+typedef struct {
+    int avx2, avx512, fp16, bf16;
+} x86_bits;
+
+static x86_bits x86_read(void)
 {
-    unsigned a, b, c, d, f = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    x86_bits r = {0, 0, 0, 0};
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return r;
     int osxsave = (c >> 27) & 1, fma = (c >> 12) & 1, f16c = (c >> 29) & 1, avx = (c >> 28) & 1;
-    if (!osxsave || !avx) return 0;
+    if (!osxsave || !avx) return r;
     unsigned long long xcr0 = xgetbv0();
     int ymm_ok = (xcr0 & 0x6) == 0x6;      /* SSE and AVX state */
     int zmm_ok = (xcr0 & 0xe6) == 0xe6;    /* plus opmask, ZMM_Hi256, Hi16_ZMM */
-    if (__get_cpuid_max(0, NULL) < 7) return 0;
+    if (__get_cpuid_max(0, NULL) < 7) return r;
     __cpuid_count(7, 0, a, b, c, d);
     unsigned max_subleaf = a;
-    int avx2 = (b >> 5) & 1;
-    int avx512 = ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1); /* F DQ BW VL */
-    int fp16 = (d >> 23) & 1;
     unsigned a1 = 0, b1, c1, d1;
     if (max_subleaf >= 1) __cpuid_count(7, 1, a1, b1, c1, d1); /* else its registers are undefined */
-    int bf16 = (a1 >> 5) & 1;
-    if (ymm_ok && avx2 && fma && f16c) f |= LN_ISA_AVX2;
-    if (zmm_ok && (f & LN_ISA_AVX2) && avx512) {
-        f |= LN_ISA_AVX512;
-        if (fp16) f |= LN_ISA_AVX512FP16;
-        if (bf16) f |= LN_ISA_AVX512BF16;
-    }
-    return f;
+    r.avx2 = ymm_ok && ((b >> 5) & 1) && fma && f16c;
+    r.avx512 = r.avx2 && zmm_ok && ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) &&
+               ((b >> 31) & 1); /* F DQ BW VL */
+    r.fp16 = r.avx512 && ((d >> 23) & 1);
+    r.bf16 = r.avx512 && ((a1 >> 5) & 1);
+    return r;
 }
+
+static const x86_bits *x86(void)
+{
+    static x86_bits bits;
+    static int read;
+    if (!read) bits = x86_read(), read = 1;
+    return &bits;
+}
+
+static int ln_cpu_has_avx2(void) { return x86()->avx2; }
+static int ln_cpu_has_avx512(void) { return x86()->avx512; }
+static int ln_cpu_has_avx512bf16(void) { return x86()->bf16; }
+static int ln_cpu_has_avx512fp16(void) { return x86()->fp16; }
 
 const char *ln_cpu_model(void)
 {
@@ -58,59 +72,63 @@ const char *ln_cpu_model(void)
     return s;
 }
 #else
-unsigned ln_cpu_features_hw(void) { return 0; }
 const char *ln_cpu_model(void) { return "unknown"; }
 #endif
 
-static const struct {
-    const char *name;
-    unsigned mask;
-} caps[] = {
-    {"scalar", 0},
-    {"avx2", LN_ISA_AVX2},
-    {"avx512", LN_ISA_AVX2 | LN_ISA_AVX512},
-    {"avx512bf16", LN_ISA_AVX2 | LN_ISA_AVX512 | LN_ISA_AVX512BF16},
-    {"avx512fp16", LN_ISA_AVX2 | LN_ISA_AVX512 | LN_ISA_AVX512BF16 | LN_ISA_AVX512FP16},
-    {"native", ~0u},
+const ln_isa ln_isas[] = {
+#define LN_ISA(name, NAME, test, bytes, flags) {#name, LN_ISA_##NAME, test, bytes, flags},
+#include "isa.def"
+#undef LN_ISA
+    {NULL, 0, NULL, 0, NULL}, /* so the array is never empty; not counted */
 };
+const size_t ln_num_isas = sizeof ln_isas / sizeof ln_isas[0] - 1;
 
-static int cap_index(void)
+unsigned ln_cpu_features_hw(void)
 {
-    const char *v = getenv("LNBENCH_ISA");
-    if (!v || !*v) return (int)(sizeof caps / sizeof caps[0]) - 1;
-    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
-        if (strcmp(v, caps[i].name) == 0) return (int)i;
+    unsigned f = 0;
+    for (size_t i = 0; i < ln_num_isas; i++)
+        if (ln_isas[i].cpu_has()) f |= ln_isas[i].bit;
+    return f;
+}
+
+static unsigned cap = ~0u;
+
+unsigned ln_cpu_cap(void) { return cap; }
+void ln_cpu_set_cap(unsigned mask) { cap = mask; }
+unsigned ln_cpu_features(void) { return ln_cpu_features_hw() & cap; }
+
+int ln_cpu_cap_from_name(const char *word, unsigned *mask)
+{
+    if (!strcmp(word, "native")) return *mask = ~0u, 0;
+    if (!strcmp(word, "scalar")) return *mask = 0, 0;
+    unsigned m = 0;
+    for (size_t i = 0; i < ln_num_isas; i++) {
+        m |= ln_isas[i].bit;
+        if (!strcmp(word, ln_isas[i].name)) return *mask = m, 0;
+    }
     return -1;
 }
 
-const char *ln_cpu_cap_error(void)
+static void append(char *buf, size_t len, const char *word)
 {
-    static char msg[256];
-    if (cap_index() >= 0) return NULL;
-    snprintf(msg, sizeof msg,
-             "LNBENCH_ISA='%s' is not a valid ISA cap; valid: scalar, avx2, avx512, avx512bf16, "
-             "avx512fp16, native",
-             getenv("LNBENCH_ISA"));
-    return msg;
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s%s", n ? " " : "", word);
 }
 
-unsigned ln_cpu_cap(void)
+const char *ln_cpu_cap_names(char *buf, size_t len)
 {
-    int i = cap_index();
-    return i < 0 ? 0 : caps[i].mask;
-}
-
-unsigned ln_cpu_features(void) { return ln_cpu_features_hw() & ln_cpu_cap(); }
-
-const char *ln_isa_names(unsigned f, char *buf, unsigned long len)
-{
-    static const char *names[] = {"avx2", "avx512", "avx512fp16", "avx512bf16"};
     buf[0] = 0;
-    for (unsigned b = 0; b < 4; b++)
-        if (f & (1u << b)) {
-            size_t n = strlen(buf);
-            snprintf(buf + n, len - n, "%s%s", n ? " " : "", names[b]);
-        }
+    append(buf, len, "scalar");
+    for (size_t i = 0; i < ln_num_isas; i++) append(buf, len, ln_isas[i].name);
+    append(buf, len, "native");
+    return buf;
+}
+
+const char *ln_isa_names(unsigned f, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < ln_num_isas; i++)
+        if (f & ln_isas[i].bit) append(buf, len, ln_isas[i].name);
     if (!buf[0]) snprintf(buf, len, "none");
     return buf;
 }

@@ -1,20 +1,38 @@
-/* Runtime CPU feature detection, capped by the LNBENCH_ISA environment variable. */
+/* Run-time CPU feature detection over the ISA table (isa.def), and the cap the harness sets.
+ * The kernel layer reads no environment: the harness parses the user's cap (LNBENCH_ISA) and
+ * hands it over with ln_cpu_set_cap. */
 #ifndef LN_CPU_H
 #define LN_CPU_H
 
-/* LN_ISA_* bits the CPU and the OS support (cpuid plus the register state enabled in XCR0),
- * intersected with the cap LNBENCH_ISA names: scalar, avx2, avx512, avx512bf16, avx512fp16
- * (each level includes the ones before it) or native (no cap, the default). */
+#include <stddef.h>
+
+/* One line of isa.def. */
+typedef struct {
+    const char *name;      /* "avx512": the kernel files' suffix and the cap's word */
+    unsigned bit;          /* its LN_ISA_* bit */
+    int (*cpu_has)(void);  /* CPU and OS support it (cpuid, XCR0 register state) */
+    size_t vector_bytes;   /* the widest vector its kernels use */
+    const char *cflags;    /* what its kernel files are compiled with */
+} ln_isa;
+
+extern const ln_isa ln_isas[];
+extern const size_t ln_num_isas;
+
+/* LN_ISA_* bits the CPU and the OS support, intersected with the cap. */
 unsigned ln_cpu_features(void);
-/* The LN_ISA_* bits LNBENCH_ISA allows (~0u: no cap, or an invalid value's 0). */
-unsigned ln_cpu_cap(void);
 /* The features the hardware has, without the cap. */
 unsigned ln_cpu_features_hw(void);
-/* Space-separated names of the bits in f, e.g. "avx2 avx512" ("none" when 0). */
-const char *ln_isa_names(unsigned f, char *buf, unsigned long len);
+/* The LN_ISA_* bits kernels may use (~0u, no cap, until ln_cpu_set_cap is called). */
+unsigned ln_cpu_cap(void);
+void ln_cpu_set_cap(unsigned mask);
+/* The cap a word names: "scalar" (no SIMD), an ISA's name (it and every ISA before it in the
+ * table) or "native" (no cap). Returns 0 and sets *mask, or -1 for an unknown word. */
+int ln_cpu_cap_from_name(const char *word, unsigned *mask);
+/* The cap's words, space-separated: "scalar avx2 ... native". */
+const char *ln_cpu_cap_names(char *buf, size_t len);
+/* Space-separated names of the bits in f, in table order, e.g. "avx2 avx512" ("none" when 0). */
+const char *ln_isa_names(unsigned f, char *buf, size_t len);
 /* The CPU's brand string ("unknown" where cpuid does not give one). */
 const char *ln_cpu_model(void);
-/* The LNBENCH_ISA value is not one of the names above: the message names the valid ones. */
-const char *ln_cpu_cap_error(void);
 
 #endif

@@ -25,12 +25,19 @@ typedef struct {
     double *mean, *rstd;       /* optional per-row statistics out (rows each); may be NULL */
 } ln_args;
 
-/* CPU features a kernel needs (bit set); see cpu.h. */
+/* CPU features a kernel needs (bit set), one bit per line of isa.def: LN_ISA_AVX2,
+ * LN_ISA_AVX512 (F, BW, VL, DQ), LN_ISA_AVX512BF16, LN_ISA_AVX512FP16; see cpu.h. */
 enum {
-    LN_ISA_AVX2 = 1u << 0,       /* AVX2 + FMA + F16C */
-    LN_ISA_AVX512 = 1u << 1,     /* AVX-512 F, BW, VL, DQ */
-    LN_ISA_AVX512FP16 = 1u << 2, /* AVX512-FP16 */
-    LN_ISA_AVX512BF16 = 1u << 3, /* AVX512-BF16 */
+#define LN_ISA(name, NAME, test, bytes, flags) LN_ISA_BIT_##NAME,
+#include "isa.def"
+#undef LN_ISA
+    LN_ISA_COUNT
+};
+enum {
+#define LN_ISA(name, NAME, test, bytes, flags) LN_ISA_##NAME = 1u << LN_ISA_BIT_##NAME,
+#include "isa.def"
+#undef LN_ISA
+    LN_ISA_NONE = 0
 };
 
 typedef struct ln_kernel {
@@ -55,7 +62,7 @@ typedef struct ln_kernel {
 extern const ln_kernel *const ln_all_kernels[];
 extern const size_t ln_num_kernels;
 
-/* Whether the running CPU (capped by LNBENCH_ISA) has every feature kernel k needs, and k's
+/* Whether the running CPU (capped by ln_cpu_set_cap) has every feature kernel k needs, and k's
  * usable() condition, if any, holds. */
 int ln_kernel_available(const ln_kernel *k);
 /* Elements of k's dtype in the widest vector k uses: 64 bytes for AVX-512 kernels, 32 for AVX2

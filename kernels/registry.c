@@ -21,9 +21,10 @@ int ln_kernel_available(const ln_kernel *k)
 
 size_t ln_kernel_vector_width(const ln_kernel *k)
 {
-    if (!k->isa) return 1;
-    size_t bytes = (k->isa & (LN_ISA_AVX512 | LN_ISA_AVX512FP16 | LN_ISA_AVX512BF16)) ? 64 : 32;
-    return bytes / ln_fmt(k->dtype)->size;
+    size_t bytes = 0;
+    for (size_t i = 0; i < ln_num_isas; i++)
+        if ((k->isa & ln_isas[i].bit) && ln_isas[i].vector_bytes > bytes) bytes = ln_isas[i].vector_bytes;
+    return bytes ? bytes / ln_fmt(k->dtype)->size : 1;
 }
 
 const ln_kernel *ln_kernel_find(const char *name)

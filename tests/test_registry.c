@@ -33,7 +33,9 @@ static void test_names_are_unique_and_well_formed(void **state)
 static void test_isa_cap(void **state)
 {
     (void)state;
-    setenv("LNBENCH_ISA", "scalar", 1);
+    unsigned mask;
+    assert_int_equal(ln_cpu_cap_from_name("scalar", &mask), 0);
+    ln_cpu_set_cap(mask);
     assert_int_equal(ln_cpu_features(), 0);
     for (size_t i = 0; i < ln_num_kernels; i++) {
         const ln_kernel *k = ln_all_kernels[i];
@@ -41,13 +43,40 @@ static void test_isa_cap(void **state)
         if (k->usable) assert_true(!ln_kernel_available(k) || k->isa == 0);
         else assert_int_equal(ln_kernel_available(k), k->isa == 0);
     }
-    setenv("LNBENCH_ISA", "avx2", 1);
-    assert_int_equal(ln_cpu_features() & ~(unsigned)LN_ISA_AVX2, 0);
-    setenv("LNBENCH_ISA", "bogus", 1);
-    assert_non_null(ln_cpu_cap_error());
-    unsetenv("LNBENCH_ISA");
-    assert_null(ln_cpu_cap_error());
+    /* each word allows its ISA and every one before it in the table */
+    for (size_t i = 0; i < ln_num_isas; i++) {
+        assert_int_equal(ln_cpu_cap_from_name(ln_isas[i].name, &mask), 0);
+        for (size_t j = 0; j < ln_num_isas; j++)
+            assert_int_equal((mask & ln_isas[j].bit) != 0, j <= i);
+    }
+    assert_int_equal(ln_cpu_cap_from_name("bogus", &mask), -1);
+    assert_int_equal(ln_cpu_cap_from_name("native", &mask), 0);
+    ln_cpu_set_cap(mask);
     assert_int_equal(ln_cpu_features(), ln_cpu_features_hw());
+}
+
+/* The ISA table: distinct names and bits, a CPU test and flags for each, the widths in bytes. */
+static void test_isa_table(void **state)
+{
+    (void)state;
+    unsigned seen = 0;
+    for (size_t i = 0; i < ln_num_isas; i++) {
+        const ln_isa *t = &ln_isas[i];
+        assert_non_null(t->cpu_has);
+        assert_true(t->cflags && t->cflags[0] == '-');
+        assert_true(t->vector_bytes == 16 || t->vector_bytes == 32 || t->vector_bytes == 64);
+        assert_int_equal(seen & t->bit, 0);
+        assert_int_equal(t->bit & (t->bit - 1), 0); /* one bit */
+        seen |= t->bit;
+        if (t->cpu_has()) assert_true(ln_cpu_features_hw() & t->bit);
+    }
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        assert_int_equal(k->isa & ~seen, 0); /* every bit a kernel needs is a line of the table */
+        /* a kernel built for an ISA is named after it (peers excepted: their ISA is the library's) */
+        for (size_t j = 0; j < ln_num_isas; j++)
+            if (!strcmp(ln_kernel_isa_name(k), ln_isas[j].name)) assert_true(k->isa & ln_isas[j].bit);
+    }
 }
 
 int main(void)
@@ -55,6 +84,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_are_unique_and_well_formed),
         cmocka_unit_test(test_isa_cap),
+        cmocka_unit_test(test_isa_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

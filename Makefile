@@ -1,5 +1,5 @@
 # lnbench: `make` builds ./lnbench, `make test` runs the tests, `make bench` the main job.
-# Options: CC=clang, NATIVE=1 (-march=native), SAN=1 (ASan + UBSan), BUILD=dir, QUICK=1 (bench).
+# Options: CC=clang, NATIVE=1 (-march=native), SAN=1 (ASan + UBSan), WERROR=1, BUILD=dir, QUICK=1 (bench).
 
 CC ?= cc
 CXX ?= g++
@@ -40,6 +40,11 @@ BUILD := $(if $(filter command line,$(origin BUILD)),$(BUILD),build-fuzz)
 endif
 ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
+endif
+# WERROR=1 (CI): every warning fails the build.
+ifeq ($(WERROR),1)
+CFLAGS_BASE += -Werror
+CXXFLAGS_BASE += -Werror
 endif
 
 # Install missing Debian packages before anything below looks for them (a fresh machine's

@@ -18,12 +18,12 @@ CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra
 # Layering, enforced by the include paths each layer compiles with: common/ sees only itself,
 # kernels/ and reference/ see common/, the harness (and the tests and fuzzers) see everything.
 # A kernel that includes a harness header fails to build.
-HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/verbs
+HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs
 INC_common := -Icommon
 INC_kernels := -Icommon -Ikernels
 INC_reference := -Icommon -Ireference
 INC_all := -Icommon -Ikernels -Ireference $(HARNESS_DIRS:%=-I%)
-LDLIBS := -lmpfr -lgmp -lbenchmark -lpthread -lm
+LDLIBS := -lmpfr -lgmp -lbenchmark -ljansson -lpthread -lm
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

@@ -8,5 +8,7 @@ int cmd_accuracy(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

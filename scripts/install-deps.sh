@@ -8,6 +8,7 @@ needs="
 libmpfr-dev:/usr/include/mpfr.h
 libcmocka-dev:/usr/include/cmocka.h
 libbenchmark-dev:/usr/include/benchmark/benchmark.h
+libjansson-dev:/usr/include/jansson.h
 libdnnl-dev:/usr/include/oneapi/dnnl/dnnl.h
 gnuplot-nox:/usr/bin/gnuplot
 python3-scipy:/usr/lib/python3/dist-packages/scipy

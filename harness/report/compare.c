@@ -1,0 +1,347 @@
+#include "compare.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "outfile.h"
+#include "report.h"
+#include "stats.h"
+#include "table.h"
+
+#define P_SIGNIFICANT 0.05
+#define MAXREP 256
+
+typedef struct {
+    char name[256];   /* Google Benchmark's run name without "/real_time" */
+    char kernel[96];
+    char regime[16];
+    int probe;
+    size_t n;
+    double gbps[MAXREP];
+} series;
+
+typedef struct {
+    char where[1024];      /* what was loaded, for messages */
+    char cpu[256], commit[64];
+    series *s;
+    size_t ns, cap;
+    ln_table bench, acc;   /* beside the JSON, when present */
+    int have_bench, have_acc;
+} run;
+
+static series *find_series(run *r, const char *name)
+{
+    for (size_t i = 0; i < r->ns; i++)
+        if (!strcmp(r->s[i].name, name)) return &r->s[i];
+    return NULL;
+}
+
+/* Regime of a benchmark: from bench.csv (kernel, D, rows; probes by bytes), else by the size
+ * rule of lnbench bench (<= 8 MiB cache, >= 64 MiB memory). */
+static void set_regime(run *r, series *s)
+{
+    snprintf(s->regime, sizeof s->regime, "-");
+    const char *slash = strchr(s->name, '/');
+    if (!slash) return;
+    double D = 0, rows = 0, bytes = 0;
+    const char *p;
+    if ((p = strstr(slash, "/D:"))) D = strtod(p + 3, NULL);
+    if ((p = strstr(slash, "/rows:"))) rows = strtod(p + 6, NULL);
+    if ((p = strstr(slash, "/bytes:"))) {
+        char *end;
+        bytes = strtod(p + 7, &end);
+        bytes *= *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0 : *end == 'G' ? 1073741824.0 : 1;
+    }
+    if (r->have_bench) {
+        int ck = ln_table_col(&r->bench, "kernel"), cD = ln_table_col(&r->bench, "D"), cr = ln_table_col(&r->bench, "rows"),
+            cb = ln_table_col(&r->bench, "bytes"), cg = ln_table_col(&r->bench, "regime");
+        for (size_t i = 0; i < r->bench.rows; i++) {
+            if (strcmp(ln_table_cell(&r->bench, i, ck), s->kernel)) continue;
+            int same = s->probe ? ln_table_num(&r->bench, i, cb) == bytes
+                                : ln_table_num(&r->bench, i, cD) == D && ln_table_num(&r->bench, i, cr) == rows;
+            if (same) {
+                snprintf(s->regime, sizeof s->regime, "%s", ln_table_cell(&r->bench, i, cg));
+                return;
+            }
+        }
+    }
+    if (bytes == 0 && D > 0 && rows > 0) { /* a kernel: x is rows x D elements of its dtype */
+        double size = strstr(s->kernel, "f64") ? 8 : strstr(s->kernel, "f32") ? 4 : strstr(s->kernel, "f16") ? 2 : 0;
+        bytes = D * rows * size;
+    }
+    if (bytes > 0) snprintf(s->regime, sizeof s->regime, "%s", bytes <= 8.0 * 1048576 ? "cache" : bytes >= 64.0 * 1048576 ? "memory" : "mixed");
+}
+
+static int load_json(run *r, const char *path)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    if (!root) {
+        fprintf(stderr, "lnbench: compare: %s: %s (line %d)\n", path, jerr.text, jerr.line);
+        return 0;
+    }
+    json_t *ctx = json_object_get(root, "context"), *b = json_object_get(root, "benchmarks");
+    if (!json_is_array(b)) {
+        fprintf(stderr, "lnbench: compare: %s is not a Google Benchmark JSON (no \"benchmarks\" list)\n", path);
+        json_decref(root);
+        return 0;
+    }
+    const char *cpu = json_string_value(json_object_get(ctx, "cpu_model"));
+    const char *commit = json_string_value(json_object_get(ctx, "git_commit"));
+    if (cpu && !*r->cpu) snprintf(r->cpu, sizeof r->cpu, "%s", cpu);
+    if (commit && !*r->commit) snprintf(r->commit, sizeof r->commit, "%s", commit);
+    size_t i;
+    json_t *e;
+    json_array_foreach(b, i, e)
+    {
+        const char *type = json_string_value(json_object_get(e, "run_type"));
+        const char *name = json_string_value(json_object_get(e, "run_name"));
+        if (!type || strcmp(type, "iteration") || !name || json_is_true(json_object_get(e, "error_occurred"))) continue;
+        double bps = json_number_value(json_object_get(e, "bytes_per_second"));
+        if (!(bps > 0)) continue;
+        char key[256];
+        snprintf(key, sizeof key, "%s", name);
+        char *rt = strstr(key, "/real_time");
+        if (rt) *rt = 0;
+        series *s = find_series(r, key);
+        if (!s) {
+            if (r->ns == r->cap) {
+                r->cap = r->cap ? 2 * r->cap : 64;
+                series *bigger = realloc(r->s, r->cap * sizeof *r->s);
+                if (!bigger) ln_die("out of memory");
+                r->s = bigger;
+            }
+            s = &r->s[r->ns++];
+            memset(s, 0, sizeof *s);
+            snprintf(s->name, sizeof s->name, "%s", key);
+            snprintf(s->kernel, sizeof s->kernel, "%.*s", (int)strcspn(key, "/"), key);
+            s->probe = !strncmp(s->kernel, "probe-", 6);
+        }
+        if (s->n < MAXREP) s->gbps[s->n++] = bps / 1e9;
+    }
+    json_decref(root);
+    return 1;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* The CSVs beside a JSON (its folder), read once. */
+static void load_beside(run *r, const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/bench.csv", dir);
+    if (!r->have_bench) r->have_bench = ln_table_read(p, &r->bench);
+    snprintf(p, sizeof p, "%s/accuracy.csv", dir);
+    if (!r->have_acc) r->have_acc = ln_table_read(p, &r->acc);
+}
+
+/* A bench.json; a folder with one; or a folder of runs (each sub-folder's bench.json), whose
+ * repetitions are pooled (scripts/compare-commits.sh writes one run per alternation). */
+static int load_run(run *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->where, sizeof r->where, "%s", path);
+    char p[1200], dir[1024];
+    if (!is_dir(path)) {
+        if (!exists(path)) return fprintf(stderr, "lnbench: compare: %s does not exist\n", path), 0;
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        else snprintf(dir, sizeof dir, ".");
+        if (!load_json(r, path)) return 0;
+        load_beside(r, dir);
+    } else {
+        snprintf(p, sizeof p, "%s/bench.json", path);
+        if (exists(p)) {
+            if (!load_json(r, p)) return 0;
+            load_beside(r, path);
+        } else {
+            struct dirent **names = NULL;
+            int n = scandir(path, &names, NULL, alphasort), loaded = 0;
+            for (int i = 0; i < n; i++) {
+                snprintf(p, sizeof p, "%s/%s/bench.json", path, names[i]->d_name);
+                if (names[i]->d_name[0] != '.' && exists(p)) {
+                    if (!load_json(r, p)) loaded = -1000;
+                    snprintf(dir, sizeof dir, "%s/%s", path, names[i]->d_name);
+                    load_beside(r, dir);
+                    loaded++;
+                }
+                free(names[i]);
+            }
+            free(names);
+            if (loaded <= 0) {
+                if (loaded == 0) fprintf(stderr, "lnbench: compare: %s has no bench.json (nor sub-folders with one)\n", path);
+                return 0;
+            }
+        }
+    }
+    if (!r->ns) return fprintf(stderr, "lnbench: compare: %s has no timed repetition\n", path), 0;
+    for (size_t i = 0; i < r->ns; i++) set_regime(r, &r->s[i]);
+    return 1;
+}
+
+static void free_run(run *r)
+{
+    free(r->s);
+    ln_table_free(&r->bench);
+    ln_table_free(&r->acc);
+}
+
+/* Machine limit per regime from a run's own probe repetitions: the best probe median. */
+static double run_limit(run *r, const char *regime)
+{
+    double best = NAN;
+    for (size_t i = 0; i < r->ns; i++) {
+        series *s = &r->s[i];
+        if (!s->probe || strcmp(s->regime, regime)) continue;
+        double v[MAXREP];
+        memcpy(v, s->gbps, s->n * sizeof *v);
+        double m = ln_median(v, s->n);
+        if (!(m <= best)) best = m;
+    }
+    return best;
+}
+
+static void accuracy_changes(run *a, run *b)
+{
+    if (!a->have_acc || !b->have_acc) {
+        printf("\naccuracy: %s\n", !a->have_acc && !b->have_acc ? "no accuracy.csv in either run" : "accuracy.csv in one run only");
+        return;
+    }
+    static const char *const key[] = {"kernel", "dtype", "dist", "D", "eps"};
+    int ka[5], kb[5];
+    for (int i = 0; i < 5; i++) ka[i] = ln_table_col(&a->acc, key[i]), kb[i] = ln_table_col(&b->acc, key[i]);
+    int ua = ln_table_col(&a->acc, "max_ulp"), ub = ln_table_col(&b->acc, "max_ulp"), va = ln_table_col(&a->acc, "verdict"),
+        vb = ln_table_col(&b->acc, "verdict"), fa = ln_table_col(&a->acc, "nonfinite"), fb = ln_table_col(&b->acc, "nonfinite");
+    int changes = 0, matched = 0;
+    for (size_t i = 0; i < b->acc.rows; i++)
+        for (size_t j = 0; j < a->acc.rows; j++) {
+            int same = 1;
+            for (int k = 0; k < 5 && same; k++) same = !strcmp(ln_table_cell(&a->acc, j, ka[k]), ln_table_cell(&b->acc, i, kb[k]));
+            if (!same) continue;
+            matched++;
+            double u0 = ln_table_num(&a->acc, j, ua), u1 = ln_table_num(&b->acc, i, ub);
+            double f0 = ln_table_num(&a->acc, j, fa), f1 = ln_table_num(&b->acc, i, fb);
+            const char *v0 = ln_table_cell(&a->acc, j, va), *v1 = ln_table_cell(&b->acc, i, vb);
+            int ulp_changed = (isnan(u0) != isnan(u1)) || (!isnan(u0) && fabs(u1 - u0) > 0.01 * fmax(fabs(u0), 0.5));
+            if (ulp_changed || strcmp(v0, v1) || f0 != f1) {
+                if (!changes++) printf("\naccuracy changes (max_ulp beyond 1%%, non-finite count or verdict):\n");
+                printf("  %-34s %-12s D=%-6s eps=%-8g max_ulp %-9.4g -> %-9.4g", ln_table_cell(&b->acc, i, kb[0]),
+                       ln_table_cell(&b->acc, i, kb[2]), ln_table_cell(&b->acc, i, kb[3]), ln_table_num(&b->acc, i, kb[4]), u0, u1);
+                if (f0 != f1) printf(" nonfinite %g -> %g", f0, f1);
+                if (strcmp(v0, v1)) printf(" verdict %s -> %s", *v0 ? v0 : "-", *v1 ? v1 : "-");
+                putchar('\n');
+            }
+            break;
+        }
+    if (!changes) printf("\naccuracy: no change in max_ulp (beyond 1%%), non-finite counts or verdicts over %d common cases\n", matched);
+}
+
+int ln_compare(const ln_compare_opts *o)
+{
+    run A, B;
+    if (!load_run(&A, o->base)) return LN_EXIT_USAGE;
+    if (!load_run(&B, o->new_)) return free_run(&A), LN_EXIT_USAGE;
+    if (strcmp(A.cpu, B.cpu) && !o->cross_machine) {
+        fprintf(stderr,
+                "lnbench: compare: the runs are from different CPUs ('%s' and '%s'): their GB/s do not compare; "
+                "--cross-machine compares fractions of each machine's limit instead\n",
+                A.cpu, B.cpu);
+        free_run(&A), free_run(&B);
+        return LN_EXIT_USAGE;
+    }
+    char out_default[1200];
+    const char *out = o->out_csv;
+    if (!out) {
+        if (is_dir(o->new_)) snprintf(out_default, sizeof out_default, "%s/compare.csv", o->new_);
+        else {
+            snprintf(out_default, sizeof out_default, "%s", o->new_);
+            char *slash = strrchr(out_default, '/');
+            snprintf(slash ? slash + 1 : out_default, sizeof out_default - (slash ? (size_t)(slash + 1 - out_default) : 0), "compare.csv");
+        }
+        out = out_default;
+    }
+    ln_outfile csv;
+    ln_out_open(&csv, out);
+    fprintf(csv.f, "kernel,benchmark,regime,n_base,n_new,base,new,ratio,p_value,verdict,unit\n");
+    const char *unit = o->cross_machine ? "fraction of limit" : "GB/s";
+    printf("base: %s (commit %s, %s)\nnew:  %s (commit %s, %s)\n", A.where, *A.commit ? A.commit : "?", A.cpu, B.where,
+           *B.commit ? B.commit : "?", B.cpu);
+    printf("%s: median over repetitions; ratio = new / base (> 1: new is faster); p: two-sided Mann-Whitney U;\n"
+           "verdict: beyond +-%.0f%% with p < %.2f\n",
+           unit, 100 * o->threshold, P_SIGNIFICANT);
+    const char *red = o->color ? "\033[31m" : "", *green = o->color ? "\033[32m" : "", *reset = o->color ? "\033[0m" : "";
+    int slower = 0, faster = 0, same = 0, unmatched = 0;
+    double log_sum = 0;
+    int nlog = 0;
+    size_t min_n = MAXREP;
+    for (int pass = 0; pass < 2; pass++) { /* probes first, apart; then kernels */
+        printf("\n%-48s %-6s %9s %9s %7s %7s  %s\n", pass ? "kernel benchmark" : "probe", "regime", "base", "new", "ratio", "p", "verdict");
+        for (size_t i = 0; i < B.ns; i++) {
+            series *sb = &B.s[i], *sa = find_series(&A, sb->name);
+            if (sb->probe != !pass) continue;
+            if (!sa) {
+                unmatched++;
+                continue;
+            }
+            double va[MAXREP], vb[MAXREP];
+            double la = 1, lb = 1;
+            if (o->cross_machine) {
+                la = run_limit(&A, sa->regime), lb = run_limit(&B, sb->regime);
+                if (isnan(la) || isnan(lb)) {
+                    printf("%-48s %-6s no probe of this regime in both runs: not compared\n", sb->name, sb->regime);
+                    continue;
+                }
+            }
+            for (size_t k = 0; k < sa->n; k++) va[k] = sa->gbps[k] / la;
+            for (size_t k = 0; k < sb->n; k++) vb[k] = sb->gbps[k] / lb;
+            double p = ln_mann_whitney_p(va, sa->n, vb, sb->n);
+            double ma = ln_median(va, sa->n), mb = ln_median(vb, sb->n), ratio = mb / ma;
+            const char *verdict = "same", *col = "";
+            if (p < P_SIGNIFICANT && ratio < 1 - o->threshold) verdict = "slower", col = red;
+            else if (p < P_SIGNIFICANT && ratio > 1 + o->threshold) verdict = "faster", col = green;
+            if (!sb->probe) {
+                slower += !strcmp(verdict, "slower"), faster += !strcmp(verdict, "faster"), same += !strcmp(verdict, "same");
+                if (ratio > 0 && isfinite(ratio)) log_sum += log(ratio), nlog++;
+            }
+            if (sa->n < min_n) min_n = sa->n;
+            if (sb->n < min_n) min_n = sb->n;
+            printf("%-48s %-6s %9.4g %9.4g %7.3f %7.3g  %s%s%s\n", sb->name, sb->regime, ma, mb, ratio, p, col, verdict, reset);
+            fprintf(csv.f, "%s,%s,%s,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%s,%s\n", sb->kernel, sb->name, sb->regime, sa->n, sb->n, ma, mb, ratio,
+                    p, verdict, unit);
+        }
+    }
+    ln_out_commit(&csv);
+    if (!nlog) {
+        fprintf(stderr, "lnbench: compare: no kernel benchmark is in both runs\n");
+        free_run(&A), free_run(&B);
+        return LN_EXIT_USAGE;
+    }
+    printf("\ngeomean ratio over %d kernel benchmarks: %.3f; %d slower, %d faster, %d same", nlog, exp(log_sum / nlog), slower, faster, same);
+    if (unmatched) printf("; %d in the new run only", unmatched);
+    putchar('\n');
+    if (min_n < 5)
+        printf("note: %zu repetitions on a side: the smallest p-value possible is %.2g, so nothing can be significant "
+               "below 4 or 5 repetitions a side\n",
+               min_n, 2.0 / (min_n == 1 ? 2 : min_n == 2 ? 6 : min_n == 3 ? 20 : 70));
+    accuracy_changes(&A, &B);
+    printf("\nwrote %s\n", out);
+    free_run(&A), free_run(&B);
+    return slower ? 1 : 0;
+}

@@ -1,0 +1,20 @@
+/* Two timing runs side by side: per benchmark (kernel x D x rows, probes apart) the median GB/s
+ * of each run's repetitions, their ratio, the Mann-Whitney U p-value and a verdict against a
+ * threshold; the geomean over kernels; accuracy changes between the runs. */
+#ifndef LN_COMPARE_H
+#define LN_COMPARE_H
+
+typedef struct {
+    const char *base, *new_;  /* a results folder, a bench.json, or a folder of runs (*\/bench.json) */
+    double threshold;         /* fraction, e.g. 0.05 */
+    int cross_machine;        /* compare fractions of each machine's limit */
+    const char *out_csv;      /* NULL: compare.csv beside NEW */
+    int color;                /* ANSI colours in the table */
+} ln_compare_opts;
+
+/* Prints the comparison and writes the CSV. Returns 0 (no kernel slower beyond the threshold
+ * with p < 0.05), 1 (at least one), 2 (bad input, or different CPU models without
+ * cross_machine). */
+int ln_compare(const ln_compare_opts *o);
+
+#endif

@@ -1,0 +1,176 @@
+#include "doc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void md_text(FILE *f, const char *s, int in_cell)
+{
+    for (; *s; s++) {
+        if (in_cell && *s == '|') fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else fputc(*s, f);
+    }
+}
+
+static void close_list(ln_doc *d)
+{
+    if (!d->in_list) return;
+    if (d->md) fputc('\n', d->md);
+    if (d->html) fputs("</ul>\n", d->html);
+    d->in_list = 0;
+}
+
+static const char css[] =
+    "body{font-family:'DejaVu Sans',Arial,sans-serif;max-width:1180px;margin:1.2em auto;padding:0 1em;"
+    "color:#222;line-height:1.4;font-size:15px}\n"
+    "h1{font-size:1.5em;margin:.2em 0 .4em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:1.6em}"
+    "h3{font-size:1.05em;margin:1.2em 0 .3em}\n"
+    "table{border-collapse:collapse;margin:.4em 0 1em;font-size:13px}"
+    "td,th{border:1px solid #d4d4d4;padding:2px 7px}th{background:#f1f1f1}td.r{text-align:right}\n"
+    "tr:nth-child(even) td{background:#fafafa}ul{margin:.3em 0 .8em;padding-left:1.4em}\n"
+    "figure{margin:1em 0;page-break-inside:avoid}figure svg{max-width:100%;height:auto}"
+    "figcaption{font-size:13px;color:#444}\n"
+    ".warn{color:#a00}@media print{body{max-width:none}h2{page-break-after:avoid}}\n";
+
+void ln_doc_begin(ln_doc *d, FILE *md, FILE *html, const char *title)
+{
+    memset(d, 0, sizeof *d);
+    d->md = md, d->html = html;
+    if (md) fprintf(md, "# %s\n\n", title);
+    if (html) {
+        fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", html);
+        html_text(html, title);
+        fprintf(html, "</title>\n<style>\n%s</style></head><body>\n<h1>", css);
+        html_text(html, title);
+        fputs("</h1>\n", html);
+    }
+}
+
+void ln_doc_end(ln_doc *d)
+{
+    close_list(d);
+    if (d->html) fputs("</body></html>\n", d->html);
+}
+
+void ln_doc_heading(ln_doc *d, int level, const char *text)
+{
+    close_list(d);
+    if (d->md) {
+        for (int i = 0; i < level; i++) fputc('#', d->md);
+        fprintf(d->md, " %s\n\n", text);
+    }
+    if (d->html) {
+        fprintf(d->html, "<h%d>", level);
+        html_text(d->html, text);
+        fprintf(d->html, "</h%d>\n", level);
+    }
+}
+
+static void vtext(ln_doc *d, const char *md_pre, const char *md_post, const char *h_pre, const char *h_post, const char *fmt,
+                  va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) return;
+    if (d->md) fprintf(d->md, "%s%s%s", md_pre, s, md_post);
+    if (d->html) {
+        fputs(h_pre, d->html);
+        html_text(d->html, s);
+        fputs(h_post, d->html);
+    }
+    free(s);
+}
+
+void ln_doc_para(ln_doc *d, const char *fmt, ...)
+{
+    close_list(d);
+    va_list ap;
+    va_start(ap, fmt);
+    vtext(d, "", "\n\n", "<p>", "</p>\n", fmt, ap);
+    va_end(ap);
+}
+
+void ln_doc_item(ln_doc *d, const char *fmt, ...)
+{
+    if (!d->in_list && d->html) fputs("<ul>\n", d->html);
+    d->in_list = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vtext(d, "- ", "\n", "<li>", "</li>\n", fmt, ap);
+    va_end(ap);
+}
+
+
+void ln_doc_table(ln_doc *d, int n, const char *align, const char *const *header)
+{
+    close_list(d);
+    d->table_cols = n;
+    for (int i = 0; i < (int)sizeof d->align; i++) d->align[i] = i < (int)strlen(align) ? align[i] : 'r';
+    if (d->md) {
+        fputc('|', d->md);
+        for (int i = 0; i < n; i++) fputc(' ', d->md), md_text(d->md, header[i], 1), fputs(" |", d->md);
+        fputs("\n|", d->md);
+        for (int i = 0; i < n; i++) fputs(d->align[i] == 'l' ? "---|" : "---:|", d->md);
+        fputc('\n', d->md);
+    }
+    if (d->html) {
+        fputs("<table><tr>", d->html);
+        for (int i = 0; i < n; i++) fputs("<th>", d->html), html_text(d->html, header[i]), fputs("</th>", d->html);
+        fputs("</tr>\n", d->html);
+    }
+}
+
+void ln_doc_row(ln_doc *d, const char *const *cells)
+{
+    if (d->md) {
+        fputc('|', d->md);
+        for (int i = 0; i < d->table_cols; i++) fputc(' ', d->md), md_text(d->md, cells[i], 1), fputs(" |", d->md);
+        fputc('\n', d->md);
+    }
+    if (d->html) {
+        fputs("<tr>", d->html);
+        for (int i = 0; i < d->table_cols; i++) {
+            fputs(d->align[i < 64 ? i : 63] == 'l' ? "<td>" : "<td class=\"r\">", d->html);
+            html_text(d->html, cells[i]);
+            fputs("</td>", d->html);
+        }
+        fputs("</tr>\n", d->html);
+    }
+}
+
+void ln_doc_table_end(ln_doc *d)
+{
+    if (d->md) fputc('\n', d->md);
+    if (d->html) fputs("</table>\n", d->html);
+}
+
+void ln_doc_figure(ln_doc *d, const char *name, const char *svg_path, const char *caption)
+{
+    close_list(d);
+    if (d->md) fprintf(d->md, "![%s](plots/%s.png)\n\n*%s* ([SVG](plots/%s.svg))\n\n", name, name, caption, name);
+    if (!d->html) return;
+    FILE *f = fopen(svg_path, "r");
+    if (!f) return;
+    fputs("<figure>\n", d->html);
+    /* the SVG element only: the XML prolog and doctype may not stand inside HTML */
+    char line[4096];
+    int started = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!started && !strstr(line, "<svg")) continue;
+        started = 1;
+        fputs(line, d->html);
+    }
+    fclose(f);
+    fputs("<figcaption>", d->html);
+    html_text(d->html, caption);
+    fputs("</figcaption></figure>\n", d->html);
+}

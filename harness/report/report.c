@@ -1,0 +1,781 @@
+#include "report.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "doc.h"
+#include "outfile.h"
+#include "stats.h"
+
+#define NOISY_CV 0.05
+#define MAXD 64
+
+/* ---- speed: one entry per (kernel, dtype, regime), its GB/s per D ---- */
+typedef struct {
+    const char *kernel, *dtype, *regime;
+    int probe, peer;
+    size_t n;
+    double D[MAXD], gbps[MAXD], cv[MAXD];
+    double median, cvmax;
+} speed;
+
+/* ---- accuracy: one entry per (kernel, dtype) ---- */
+typedef struct {
+    const char *kernel, *dtype;
+    double worst_norm, worst_ulp; /* over accuracy.csv cases whose input stayed ok; NAN: none */
+    double nonfinite;             /* non-finite outputs where the reference is finite, same cases */
+    int verdict[4];               /* pass fail outside none, every accuracy CSV, input ok */
+    int degenerate;               /* cases whose input degenerated in the dtype */
+} accstat;
+
+static const char *verdict_names[4] = {"pass", "fail", "outside", "none"};
+
+typedef struct {
+    const char *dir;
+    ln_table bench, acc[3];
+    const char *acc_name[3];
+    int have_bench, have_acc[3];
+    int have_verdicts;
+    speed *sp;
+    size_t nsp;
+    accstat *ac;
+    size_t nac;
+    const char *dtypes[16], *regimes[8];
+    size_t ndtypes, nregimes;
+} report;
+
+static int is_peer(const char *kernel) { return !strncmp(kernel, "ext-", 4); }
+static int is_probe(const char *kernel) { return !strncmp(kernel, "probe-", 6); }
+
+static void add_unique(const char **list, size_t *n, size_t cap, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(list[i], s)) return;
+    if (*n < cap) list[(*n)++] = s;
+}
+
+/* dtypes widest first, regimes by size: the order a reader expects */
+static int rank_of(const char *s, const char *const *order)
+{
+    for (int i = 0; order[i]; i++)
+        if (!strcmp(s, order[i])) return i;
+    return 99;
+}
+static void sort_by(const char **list, size_t n, const char *const *order)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && rank_of(list[j - 1], order) > rank_of(list[j], order); j--) {
+            const char *t = list[j];
+            list[j] = list[j - 1], list[j - 1] = t;
+        }
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+    char *p;
+    if (asprintf(&p, "%s/%s", dir, name) < 0) ln_die("out of memory");
+    return p;
+}
+
+double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe)
+{
+    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cg = ln_table_col(bench, "gbps");
+    double best = NAN;
+    for (size_t r = 0; r < bench->rows; r++) {
+        const char *k = ln_table_cell(bench, r, ck);
+        if (!is_probe(k) || strcmp(ln_table_cell(bench, r, cr), regime)) continue;
+        double g = ln_table_num(bench, r, cg);
+        if (!(g <= best)) {
+            best = g;
+            if (probe) *probe = k;
+        }
+    }
+    return best;
+}
+
+static speed *find_speed(report *R, const char *kernel, const char *regime)
+{
+    for (size_t i = 0; i < R->nsp; i++)
+        if (!strcmp(R->sp[i].kernel, kernel) && !strcmp(R->sp[i].regime, regime)) return &R->sp[i];
+    return NULL;
+}
+
+static accstat *find_acc(report *R, const char *kernel)
+{
+    for (size_t i = 0; i < R->nac; i++)
+        if (!strcmp(R->ac[i].kernel, kernel)) return &R->ac[i];
+    return NULL;
+}
+
+/* Kernel rows of one input distribution (normal when present, as every kernel ran on it). */
+static void load_speeds(report *R)
+{
+    ln_table *t = &R->bench;
+    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cr = ln_table_col(t, "regime"),
+        cD = ln_table_col(t, "D"), cg = ln_table_col(t, "gbps"), ccv = ln_table_col(t, "cv"), cdist = ln_table_col(t, "dist");
+    const char *dist = "";
+    for (size_t r = 0; r < t->rows; r++) {
+        const char *d = ln_table_cell(t, r, cdist);
+        if (!is_probe(ln_table_cell(t, r, ck)) && (!*dist || !strcmp(d, "normal"))) dist = d;
+    }
+    R->sp = calloc(t->rows + 1, sizeof *R->sp);
+    if (!R->sp) ln_die("out of memory");
+    for (size_t r = 0; r < t->rows; r++) {
+        const char *k = ln_table_cell(t, r, ck), *regime = cr >= 0 ? ln_table_cell(t, r, cr) : "all";
+        if (!is_probe(k) && strcmp(ln_table_cell(t, r, cdist), dist)) continue;
+        speed *s = find_speed(R, k, regime);
+        if (!s) {
+            s = &R->sp[R->nsp++];
+            s->kernel = k, s->dtype = ln_table_cell(t, r, cdt), s->regime = regime;
+            s->probe = is_probe(k), s->peer = is_peer(k);
+            add_unique(R->regimes, &R->nregimes, 8, regime);
+            if (!s->probe) add_unique(R->dtypes, &R->ndtypes, 16, s->dtype);
+        }
+        if (s->n == MAXD) continue;
+        s->D[s->n] = ln_table_num(t, r, cD), s->gbps[s->n] = ln_table_num(t, r, cg), s->cv[s->n] = ln_table_num(t, r, ccv);
+        if (s->cv[s->n] > s->cvmax) s->cvmax = s->cv[s->n];
+        s->n++;
+    }
+    for (size_t i = 0; i < R->nsp; i++) {
+        double v[MAXD];
+        size_t n = 0;
+        for (size_t j = 0; j < R->sp[i].n; j++)
+            if (!isnan(R->sp[i].gbps[j])) v[n++] = R->sp[i].gbps[j];
+        R->sp[i].median = ln_median(v, n);
+    }
+}
+
+static int input_ok(const ln_table *t, size_t r, int cin)
+{
+    const char *s = ln_table_cell(t, r, cin);
+    return !*s || !strcmp(s, "ok");
+}
+
+static void load_accuracy(report *R)
+{
+    size_t total = 0;
+    for (int f = 0; f < 3; f++) total += R->acc[f].rows;
+    R->ac = calloc(total + 1, sizeof *R->ac);
+    if (!R->ac) ln_die("out of memory");
+    for (int f = 0; f < 3; f++) {
+        ln_table *t = &R->acc[f];
+        int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cn = ln_table_col(t, "max_norm"),
+            cu = ln_table_col(t, "max_ulp"), cnf = ln_table_col(t, "nonfinite"), cv = ln_table_col(t, "verdict"),
+            cin = ln_table_col(t, "input");
+        if (cv >= 0) R->have_verdicts = 1;
+        for (size_t r = 0; r < t->rows; r++) {
+            const char *k = ln_table_cell(t, r, ck);
+            accstat *a = find_acc(R, k);
+            if (!a) {
+                a = &R->ac[R->nac++];
+                a->kernel = k, a->dtype = ln_table_cell(t, r, cdt);
+                a->worst_norm = a->worst_ulp = NAN;
+                if (!R->have_bench) add_unique(R->dtypes, &R->ndtypes, 16, a->dtype);
+            }
+            if (!input_ok(t, r, cin)) {
+                a->degenerate++;
+                continue;
+            }
+            for (int v = 0; v < 4; v++)
+                if (!strcmp(ln_table_cell(t, r, cv), verdict_names[v])) a->verdict[v]++;
+            if (f != 0) continue; /* the default sweep ranks kernels; the sweeps only add verdicts */
+            double n = ln_table_num(t, r, cn), u = ln_table_num(t, r, cu), nf = ln_table_num(t, r, cnf);
+            if (nf > 0) a->nonfinite += nf;
+            if (!isnan(n) && !(n <= a->worst_norm)) a->worst_norm = n;
+            if (!isnan(u) && !(u <= a->worst_ulp)) a->worst_ulp = u;
+        }
+    }
+}
+
+/* ---- formatting: every number through one of these ---- */
+static const char *num(char *buf, double v)
+{
+    if (isnan(v)) return "-";
+    snprintf(buf, 32, "%.3g", v);
+    return buf;
+}
+
+/* A kernel's error: never a finite number when it returned non-finite outputs. */
+static const char *err(char *buf, double v, double nonfinite)
+{
+    if (nonfinite > 0) snprintf(buf, 48, "non-finite (%.0f)", nonfinite);
+    else num(buf, v);
+    return buf;
+}
+
+static double accuracy_rank(const accstat *a) { return a->nonfinite > 0 ? INFINITY : isnan(a->worst_norm) ? INFINITY : a->worst_norm; }
+
+/* ---- sections ---- */
+static void machine_line(report *R, ln_doc *d)
+{
+    static const char *const files[] = {"bench.csv.meta.json", "accuracy.csv.meta.json", NULL};
+    char model[256], isa[256], cores[32], compiler[128], cflags[256], commit[64], date[64], onednn[64];
+    for (int i = 0; files[i]; i++) {
+        char *p = path_in(R->dir, files[i]);
+        ln_meta_value(p, "cpu_model", model, sizeof model);
+        ln_meta_value(p, "isa_features", isa, sizeof isa);
+        ln_meta_value(p, "cores", cores, sizeof cores);
+        ln_meta_value(p, "compiler", compiler, sizeof compiler);
+        ln_meta_value(p, "cflags", cflags, sizeof cflags);
+        ln_meta_value(p, "git_commit", commit, sizeof commit);
+        ln_meta_value(p, "date", date, sizeof date);
+        ln_meta_value(p, "onednn", onednn, sizeof onednn);
+        free(p);
+        if (*model) break;
+    }
+    if (!*model) {
+        ln_doc_para(d, "Machine: unknown (no .meta.json beside the result files).");
+        return;
+    }
+    ln_doc_para(d, "Machine: %s, %s, %s cores; %s (%s), oneDNN %s; commit %s, %s.", model, isa, cores, compiler, cflags,
+                *onednn ? onednn : "-", commit, date);
+}
+
+static void verdict_section(report *R, ln_doc *d)
+{
+    ln_doc_heading(d, 2, "Verdicts");
+    if (!R->have_verdicts) {
+        ln_doc_para(d, "These accuracy files have no verdict columns (bound, verdict, domain, input): no kernel's error "
+                       "bound was checked, and degenerate inputs cannot be told apart.");
+        return;
+    }
+    ln_doc_para(d, "Each case's max_norm against the bound the kernel claims (pass: within it; fail: above it; outside: "
+                   "the case is outside the bound's conditions; none: no bound claimed). Cases whose input degenerated "
+                   "when stored in the kernel's dtype are counted apart and held against no kernel.");
+    const char *h[] = {"kernel", "pass", "fail", "outside", "none", "degenerate input"};
+    ln_doc_table(d, 6, "l", h);
+    for (size_t i = 0; i < R->nac; i++) {
+        accstat *a = &R->ac[i];
+        char c[5][16];
+        for (int v = 0; v < 4; v++) snprintf(c[v], 16, "%d", a->verdict[v]);
+        snprintf(c[4], 16, "%d", a->degenerate);
+        const char *cells[] = {a->kernel, c[0], c[1], c[2], c[3], c[4]};
+        ln_doc_row(d, cells);
+    }
+    ln_doc_table_end(d);
+    /* every failure, then every degenerate input, grouped by case */
+    int nfail = 0;
+    for (int f = 0; f < 3; f++) {
+        ln_table *t = &R->acc[f];
+        int ck = ln_table_col(t, "kernel"), cv = ln_table_col(t, "verdict"), cin = ln_table_col(t, "input"),
+            cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps"), cn = ln_table_col(t, "max_norm"),
+            cb = ln_table_col(t, "bound"), cdom = ln_table_col(t, "domain"), cnf = ln_table_col(t, "nonfinite");
+        for (size_t r = 0; r < t->rows; r++) {
+            if (strcmp(ln_table_cell(t, r, cv), "fail") || !input_ok(t, r, cin)) continue;
+            if (!nfail++) ln_doc_para(d, "Failures (error above the kernel's own bound):");
+            char b1[48], b2[32];
+            const char *dom = ln_table_cell(t, r, cdom);
+            ln_doc_item(d, "%s on %s, D = %s, eps = %g (%s): max_norm %s u > bound %s u%s%s", ln_table_cell(t, r, ck),
+                        ln_table_cell(t, r, cd), ln_table_cell(t, r, cD), ln_table_num(t, r, ce), R->acc_name[f],
+                        err(b1, ln_table_num(t, r, cn), ln_table_num(t, r, cnf)), num(b2, ln_table_num(t, r, cb)),
+                        *dom && strcmp(dom, "ok") ? ", domain: " : "", *dom && strcmp(dom, "ok") ? dom : "");
+        }
+    }
+    if (!nfail) ln_doc_para(d, "No failure: every kernel stayed within the bound it claims wherever it claims one.");
+    int ndeg = 0;
+    for (int f = 0; f < 3; f++) {
+        ln_table *t = &R->acc[f];
+        int ck = ln_table_col(t, "kernel"), cin = ln_table_col(t, "input"), cdt = ln_table_col(t, "dtype"),
+            cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps");
+        for (size_t r = 0; r < t->rows; r++) {
+            if (input_ok(t, r, cin)) continue;
+            int first = 1; /* one line per case: the first kernel row of it names the others */
+            for (size_t q = 0; q < r && first; q++)
+                if (!input_ok(t, q, cin) && !strcmp(ln_table_cell(t, q, cdt), ln_table_cell(t, r, cdt)) &&
+                    !strcmp(ln_table_cell(t, q, cd), ln_table_cell(t, r, cd)) && !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) &&
+                    !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce)))
+                    first = 0;
+            if (!first) continue;
+            int kernels = 0;
+            for (size_t q = r; q < t->rows; q++)
+                if (!strcmp(ln_table_cell(t, q, cdt), ln_table_cell(t, r, cdt)) && !strcmp(ln_table_cell(t, q, cd), ln_table_cell(t, r, cd)) &&
+                    !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) && !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce)))
+                    kernels++;
+            if (!ndeg++)
+                ln_doc_para(d, "Degenerate inputs (the drawn rows changed when stored in the dtype; these cases rank and blame no kernel):");
+            ln_doc_item(d, "%s %s, D = %s, eps = %g (%s): input %s, %d kernel%s", ln_table_cell(t, r, cdt), ln_table_cell(t, r, cd),
+                        ln_table_cell(t, r, cD), ln_table_num(t, r, ce), R->acc_name[f], ln_table_cell(t, r, cin), kernels,
+                        kernels == 1 ? "" : "s");
+            (void)ck;
+        }
+    }
+    if (!ndeg) ln_doc_para(d, "No degenerate input: every drawn row survived storage in its dtype.");
+}
+
+/* The fastest kernel of a dtype in a regime; own = skip the peers. */
+static speed *fastest(report *R, const char *dtype, const char *regime, int own)
+{
+    speed *best = NULL;
+    for (size_t i = 0; i < R->nsp; i++) {
+        speed *s = &R->sp[i];
+        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median)) continue;
+        if (!best || s->median > best->median) best = s;
+    }
+    return best;
+}
+
+static int above_limit_notes;
+
+static void speed_summary(report *R, ln_doc *d)
+{
+    ln_doc_heading(d, 3, "Speed");
+    ln_doc_para(d, "GB/s: 1e9 bytes of x read + y written per second (gamma, beta not counted), median over D. Limit: the "
+                   "best of the probes (probe-copy, probe-stream) in the same regime, bytes counted the same way.");
+    const char *h[] = {"dtype", "regime", "fastest", "GB/s", "of limit", "against the peers"};
+    ln_doc_table(d, 6, "lllrrl", h);
+    for (size_t i = 0; i < R->ndtypes; i++)
+        for (size_t j = 0; j < R->nregimes; j++) {
+            const char *dt = R->dtypes[i], *rg = R->regimes[j];
+            speed *best = fastest(R, dt, rg, 0), *own = fastest(R, dt, rg, 1);
+            if (!best) continue;
+            const char *probe = NULL;
+            double limit = ln_regime_limit(&R->bench, rg, &probe);
+            char g[32], frac[64], peers[512] = "";
+            snprintf(g, sizeof g, "%.3g", best->median);
+            if (isnan(limit)) snprintf(frac, sizeof frac, "-");
+            else if (best->median > limit) snprintf(frac, sizeof frac, "%.2f (above the probes)", best->median / limit), above_limit_notes++;
+            else snprintf(frac, sizeof frac, "%.0f%%", 100 * best->median / limit);
+            size_t len = 0;
+            for (size_t p = 0; p < R->nsp; p++) {
+                speed *s = &R->sp[p];
+                if (!s->peer || strcmp(s->dtype, dt) || strcmp(s->regime, rg) || s == best || isnan(s->median)) continue;
+                len += snprintf(peers + len, sizeof peers - len, "%s%.2fx %s", len ? "; " : "", best->median / s->median, s->kernel);
+                if (len >= sizeof peers) break;
+            }
+            if (best->peer && own)
+                snprintf(peers + len, sizeof peers - (len < sizeof peers ? len : sizeof peers - 1), "%sbest own kernel %s at %.2fx of it",
+                         len ? "; " : "", own->kernel, own->median / best->median);
+            else if (!len) snprintf(peers, sizeof peers, "no peer ran");
+            const char *cells[] = {dt, rg, best->kernel, g, frac, peers};
+            ln_doc_row(d, cells);
+        }
+    ln_doc_table_end(d);
+    for (size_t j = 0; j < R->nregimes; j++) {
+        const char *probe = NULL;
+        double limit = ln_regime_limit(&R->bench, R->regimes[j], &probe);
+        if (!isnan(limit)) ln_doc_item(d, "limit, %s: %.3g GB/s (%s)", R->regimes[j], limit, probe);
+    }
+    if (above_limit_notes)
+        ln_doc_para(d, "Above the probes: the probes are two ways of streaming the same bytes, not the machine's ceiling. "
+                       "probe-copy's ordinary stores read each line of y before writing it (read-for-ownership, traffic "
+                       "not counted), probe-stream's non-temporal stores bypass the cache; a kernel that overlaps its reads "
+                       "and writes better than either beats them. Its fraction is then shown as a number above 1, not a "
+                       "percentage of a limit.");
+}
+
+static void accuracy_summary(report *R, ln_doc *d)
+{
+    ln_doc_heading(d, 3, "Accuracy and what it costs");
+    ln_doc_para(d, "Worst max_norm (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input stayed "
+                   "ok; a kernel with non-finite outputs ranks last whatever its finite errors.");
+    const char *regime = NULL;
+    for (size_t j = 0; j < R->nregimes; j++)
+        if (!strcmp(R->regimes[j], "memory")) regime = "memory";
+    if (!regime && R->nregimes) regime = R->regimes[0];
+    char speedcol[64];
+    snprintf(speedcol, sizeof speedcol, "its GB/s (%s)", regime ? regime : "-");
+    const char *h[] = {"dtype", "most accurate", "worst max_norm (u)", speedcol, "fastest", "its worst max_norm (u)"};
+    ln_doc_table(d, 6, "llrrlr", h);
+    for (size_t i = 0; i < R->ndtypes; i++) {
+        accstat *best = NULL;
+        for (size_t k = 0; k < R->nac; k++) {
+            accstat *a = &R->ac[k];
+            if (strcmp(a->dtype, R->dtypes[i]) || isinf(accuracy_rank(a))) continue;
+            if (!best || accuracy_rank(a) < accuracy_rank(best)) best = a;
+        }
+        if (!best) continue;
+        speed *fast = regime ? fastest(R, R->dtypes[i], regime, 0) : NULL, *mine = regime ? find_speed(R, best->kernel, regime) : NULL;
+        accstat *fa = fast ? find_acc(R, fast->kernel) : NULL;
+        char e1[48], g[64], e2[48];
+        if (mine && fast && !isnan(mine->median))
+            snprintf(g, sizeof g, "%.3g (%.2fx of the fastest)", mine->median, mine->median / fast->median);
+        else snprintf(g, sizeof g, "-");
+        const char *cells[] = {R->dtypes[i], best->kernel, err(e1, best->worst_norm, best->nonfinite), g, fast ? fast->kernel : "-",
+                               fa ? err(e2, fa->worst_norm, fa->nonfinite) : "-"};
+        ln_doc_row(d, cells);
+    }
+    ln_doc_table_end(d);
+
+    ln_doc_heading(d, 3, "Pareto front (speed against accuracy)");
+    for (size_t i = 0; i < R->ndtypes && regime; i++) {
+        /* kernels no other kernel of the dtype beats on both speed and worst max_norm */
+        const char *front[64];
+        double fg[64], fe[64];
+        size_t nf = 0;
+        char broken[512] = "";
+        size_t blen = 0;
+        for (size_t k = 0; k < R->nac; k++) {
+            accstat *a = &R->ac[k];
+            speed *s = find_speed(R, a->kernel, regime);
+            if (strcmp(a->dtype, R->dtypes[i]) || !s || isnan(s->median)) continue;
+            if (isinf(accuracy_rank(a))) {
+                if (blen < sizeof broken) blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
+                continue;
+            }
+            int dominated = 0;
+            for (size_t o = 0; o < R->nac && !dominated; o++) {
+                accstat *b = &R->ac[o];
+                speed *t = find_speed(R, b->kernel, regime);
+                if (b == a || strcmp(b->dtype, a->dtype) || !t || isnan(t->median) || isinf(accuracy_rank(b))) continue;
+                if (t->median >= s->median && accuracy_rank(b) <= accuracy_rank(a) &&
+                    (t->median > s->median || accuracy_rank(b) < accuracy_rank(a)))
+                    dominated = 1;
+            }
+            if (!dominated && nf < 64) front[nf] = a->kernel, fg[nf] = s->median, fe[nf] = a->worst_norm, nf++;
+        }
+        if (!nf && !blen) continue;
+        for (size_t a = 1; a < nf; a++) /* fastest first */
+            for (size_t b = a; b > 0 && fg[b - 1] < fg[b]; b--) {
+                const char *t = front[b];
+                front[b] = front[b - 1], front[b - 1] = t;
+                double x = fg[b];
+                fg[b] = fg[b - 1], fg[b - 1] = x;
+                x = fe[b], fe[b] = fe[b - 1], fe[b - 1] = x;
+            }
+        char text[2048];
+        size_t len = 0;
+        for (size_t a = 0; a < nf && len < sizeof text; a++)
+            len += snprintf(text + len, sizeof text - len, "%s%s (%.3g GB/s, %.3g u)", a ? ", then " : "", front[a], fg[a], fe[a]);
+        ln_doc_item(d, "%s, %s: %s%s%s%s", R->dtypes[i], regime, nf ? text : "no kernel with finite outputs",
+                    nf > 1 ? " (each step buys accuracy with speed; every other kernel is both slower and less accurate than one of these)" : "",
+                    blen ? "; non-finite outputs, off the front: " : "", broken);
+    }
+}
+
+/* bench.json: cases skipped by --max-call-seconds, frequency scaling, load at the start */
+static void warnings(report *R, ln_doc *d)
+{
+    ln_doc_heading(d, 3, "Warnings");
+    int any = 0;
+    if (R->have_bench) {
+        int ck = ln_table_col(&R->bench, "kernel"), cr = ln_table_col(&R->bench, "regime"), cD = ln_table_col(&R->bench, "D"),
+            ccv = ln_table_col(&R->bench, "cv");
+        /* the noisiest first: those are the numbers to distrust */
+        size_t *noisy = malloc((R->bench.rows + 1) * sizeof *noisy), n = 0;
+        if (!noisy) ln_die("out of memory");
+        for (size_t r = 0; r < R->bench.rows; r++)
+            if (ln_table_num(&R->bench, r, ccv) > NOISY_CV) noisy[n++] = r;
+        for (size_t a = 1; a < n; a++)
+            for (size_t b = a; b > 0 && ln_table_num(&R->bench, noisy[b - 1], ccv) < ln_table_num(&R->bench, noisy[b], ccv); b--) {
+                size_t t = noisy[b];
+                noisy[b] = noisy[b - 1], noisy[b - 1] = t;
+            }
+        char list[2048] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < n && i < 8 && len < sizeof list; i++) {
+            size_t r = noisy[i];
+            len += snprintf(list + len, sizeof list - len, "%s%s D=%s %s %.0f%%", i ? ", " : "", ln_table_cell(&R->bench, r, ck),
+                            ln_table_cell(&R->bench, r, cD), ln_table_cell(&R->bench, r, cr), 100 * ln_table_num(&R->bench, r, ccv));
+        }
+        if (n) {
+            ln_doc_item(d, "Noisy timings: %zu of %zu timed cases have a CV above %.0f%% (differences smaller than their CV are "
+                           "noise; 'max CV' in the tables below); the worst: %s%s",
+                        n, R->bench.rows, 100 * NOISY_CV, list, n > 8 ? ", ..." : "");
+            any = 1;
+        }
+        free(noisy);
+    }
+    char *jpath = path_in(R->dir, "bench.json");
+    json_error_t jerr;
+    json_t *root = json_load_file(jpath, 0, &jerr);
+    free(jpath);
+    if (root) {
+        json_t *ctx = json_object_get(root, "context"), *b = json_object_get(root, "benchmarks");
+        if (json_is_true(json_object_get(ctx, "cpu_scaling_enabled"))) {
+            ln_doc_item(d, "CPU frequency scaling was on during the timing run (governor not 'performance'): rates drift with the clock.");
+            any = 1;
+        }
+        json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
+        double cores = json_number_value(json_object_get(ctx, "num_cpus"));
+        if (json_is_number(load) && cores > 0 && json_number_value(load) > 0.5 * cores) {
+            ln_doc_item(d, "Load average %.2f on %.0f CPUs when the timing run started: other processes shared the machine.",
+                        json_number_value(load), cores);
+            any = 1;
+        }
+        size_t i;
+        json_t *e;
+        char list[4096] = "";
+        size_t len = 0;
+        int n = 0;
+        json_array_foreach(b, i, e)
+        {
+            if (!json_is_true(json_object_get(e, "error_occurred")) ||
+                json_integer_value(json_object_get(e, "repetition_index")) != 0)
+                continue;
+            const char *name = json_string_value(json_object_get(e, "run_name"));
+            if (n++ < 30 && name && len < sizeof list) len += snprintf(list + len, sizeof list - len, "%s%s", n > 1 ? ", " : "", name);
+        }
+        if (n) {
+            ln_doc_item(d, "Skipped cases (%d, no timing; see the message in bench.json): %s%s", n, list, n > 30 ? ", ..." : "");
+            any = 1;
+        }
+        json_decref(root);
+    }
+    if (!any) ln_doc_item(d, "None: no noisy timing, no skipped case, no frequency scaling reported.");
+}
+
+static void throughput_details(report *R, ln_doc *d)
+{
+    ln_doc_heading(d, 2, "Throughput per row length");
+    for (size_t i = 0; i < R->ndtypes; i++)
+        for (size_t j = 0; j < R->nregimes; j++) {
+            const char *dt = R->dtypes[i], *rg = R->regimes[j];
+            double Ds[MAXD];
+            size_t nD = 0;
+            for (size_t k = 0; k < R->nsp; k++) {
+                speed *s = &R->sp[k];
+                if (s->probe || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
+                for (size_t q = 0; q < s->n; q++) {
+                    size_t w = 0;
+                    while (w < nD && Ds[w] != s->D[q]) w++;
+                    if (w == nD && nD < MAXD) Ds[nD++] = s->D[q];
+                }
+            }
+            if (!nD) continue;
+            for (size_t a = 1; a < nD; a++)
+                for (size_t b = a; b > 0 && Ds[b - 1] > Ds[b]; b--) {
+                    double t = Ds[b];
+                    Ds[b] = Ds[b - 1], Ds[b - 1] = t;
+                }
+            char title[128];
+            snprintf(title, sizeof title, "%s, %s-resident", dt, rg);
+            ln_doc_heading(d, 3, title);
+            const char *h[MAXD + 4];
+            char hb[MAXD][24];
+            h[0] = "kernel";
+            for (size_t q = 0; q < nD; q++) snprintf(hb[q], 24, "D=%.0f", Ds[q]), h[q + 1] = hb[q];
+            h[nD + 1] = "median";
+            h[nD + 2] = "of limit";
+            h[nD + 3] = "max CV";
+            ln_doc_table(d, (int)nD + 4, "l", h);
+            double limit = ln_regime_limit(&R->bench, rg, NULL);
+            /* fastest first */
+            speed *order[512];
+            size_t no = 0;
+            for (size_t k = 0; k < R->nsp && no < 512; k++)
+                if (!R->sp[k].probe && !strcmp(R->sp[k].dtype, dt) && !strcmp(R->sp[k].regime, rg)) order[no++] = &R->sp[k];
+            for (size_t a = 1; a < no; a++)
+                for (size_t b = a; b > 0 && !(order[b - 1]->median >= order[b]->median); b--) {
+                    speed *t = order[b];
+                    order[b] = order[b - 1], order[b - 1] = t;
+                }
+            for (size_t k = 0; k < no; k++) {
+                speed *s = order[k];
+                char cb[MAXD + 3][32];
+                const char *cells[MAXD + 4];
+                cells[0] = s->kernel;
+                for (size_t q = 0; q < nD; q++) {
+                    cells[q + 1] = "-";
+                    for (size_t x = 0; x < s->n; x++)
+                        if (s->D[x] == Ds[q]) cells[q + 1] = num(cb[q], s->gbps[x]);
+                }
+                cells[nD + 1] = num(cb[nD], s->median);
+                if (isnan(limit) || isnan(s->median)) cells[nD + 2] = "-";
+                else if (s->median > limit) snprintf(cb[nD + 1], 32, "%.2f (above)", s->median / limit), cells[nD + 2] = cb[nD + 1];
+                else snprintf(cb[nD + 1], 32, "%.0f%%", 100 * s->median / limit), cells[nD + 2] = cb[nD + 1];
+                snprintf(cb[nD + 2], 32, "%.0f%%%s", 100 * s->cvmax, s->cvmax > NOISY_CV ? " noisy" : "");
+                cells[nD + 3] = cb[nD + 2];
+                ln_doc_row(d, cells);
+            }
+            ln_doc_table_end(d);
+        }
+}
+
+/* accuracy.csv: worst max_norm per kernel and distribution, input-ok cases only */
+static void accuracy_details(report *R, ln_doc *d)
+{
+    ln_table *t = &R->acc[0];
+    if (!R->have_acc[0]) return;
+    ln_doc_heading(d, 2, "Accuracy per input distribution");
+    ln_doc_para(d, "Worst max_norm (u) over D and eps; 'input: X' where the drawn rows degenerated in the dtype (not the "
+                   "kernel's error); non-finite counts where the kernel returned NaN or Inf for a finite exact result.");
+    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"), cn = ln_table_col(t, "max_norm"),
+        cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
+    const char *dists[32];
+    size_t nd = 0;
+    for (size_t r = 0; r < t->rows; r++) add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
+    for (size_t i = 0; i < R->ndtypes; i++) {
+        ln_doc_heading(d, 3, R->dtypes[i]);
+        const char *h[33];
+        h[0] = "kernel";
+        for (size_t q = 0; q < nd; q++) h[q + 1] = dists[q];
+        ln_doc_table(d, (int)nd + 1, "l", h);
+        for (size_t k = 0; k < R->nac; k++) {
+            accstat *a = &R->ac[k];
+            if (strcmp(a->dtype, R->dtypes[i])) continue;
+            char cb[32][64];
+            const char *cells[33];
+            cells[0] = a->kernel;
+            for (size_t q = 0; q < nd; q++) {
+                double worst = NAN, nf = 0;
+                const char *bad = NULL;
+                int seen = 0;
+                for (size_t r = 0; r < t->rows; r++) {
+                    if (strcmp(ln_table_cell(t, r, ck), a->kernel) || strcmp(ln_table_cell(t, r, cd), dists[q]) ||
+                        strcmp(ln_table_cell(t, r, cdt), a->dtype))
+                        continue;
+                    seen = 1;
+                    if (!input_ok(t, r, cin)) {
+                        bad = ln_table_cell(t, r, cin);
+                        continue;
+                    }
+                    double v = ln_table_num(t, r, cn), f = ln_table_num(t, r, cnf);
+                    if (f > 0) nf += f;
+                    if (!isnan(v) && !(v <= worst)) worst = v;
+                }
+                if (!seen) cells[q + 1] = "-";
+                else if (nf > 0 || !isnan(worst)) {
+                    err(cb[q], worst, nf);
+                    if (bad) strncat(cb[q], " (input: ", 63 - strlen(cb[q])), strncat(cb[q], bad, 63 - strlen(cb[q])),
+                        strncat(cb[q], " elsewhere)", 63 - strlen(cb[q]));
+                    cells[q + 1] = cb[q];
+                } else snprintf(cb[q], 64, "input: %s", bad ? bad : "-"), cells[q + 1] = cb[q];
+            }
+            ln_doc_row(d, cells);
+        }
+        ln_doc_table_end(d);
+    }
+}
+
+/* Figures drawn by scripts/plots.sh, in reading order; absent ones are left out. */
+static void figures(report *R, ln_doc *d)
+{
+    static const struct {
+        const char *prefix, *caption;
+    } kinds[] = {
+        {"throughput-", "Throughput against row length: the best kernel of each algorithm family, peers and the machine limit (dashed)."},
+        {"throughput-all-", "Every kernel of the dtype and regime."},
+        {"pareto-", "Speed against accuracy: each kernel's memory-resident GB/s against its worst normwise error on the hard rows; dashed: the Pareto front."},
+        {"accuracy-", "Max and mean ulp and normwise error per input distribution, worst over D and eps."},
+        {"conditioning-", "Normwise error against the offset M of the rows: where each algorithm breaks."},
+        {"eps-", "Error and non-finite outputs against eps on constant, zero and tiny rows."},
+        {"history-", "GB/s of one kernel across the commits run on this machine."},
+    };
+    char *pdir = path_in(R->dir, "plots");
+    struct dirent **names = NULL;
+    int n = scandir(pdir, &names, NULL, alphasort);
+    int drew = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int i = 0; i < n; i++) {
+            const char *nm = names[i]->d_name;
+            size_t len = strlen(nm);
+            if (len < 5 || strcmp(nm + len - 4, ".svg") || strncmp(nm, kinds[k].prefix, strlen(kinds[k].prefix))) continue;
+            /* the longest matching prefix owns the file */
+            int other = 0;
+            for (size_t o = 0; o < sizeof kinds / sizeof kinds[0]; o++)
+                if (o != k && strlen(kinds[o].prefix) > strlen(kinds[k].prefix) && !strncmp(nm, kinds[o].prefix, strlen(kinds[o].prefix)))
+                    other = 1;
+            if (other) continue;
+            if (!drew++) ln_doc_heading(d, 2, "Figures");
+            char base[256], *svg;
+            snprintf(base, sizeof base, "%.*s", (int)(len - 4), nm);
+            if (asprintf(&svg, "%s/%s", pdir, nm) < 0) ln_die("out of memory");
+            ln_doc_figure(d, base, svg, kinds[k].caption);
+            free(svg);
+        }
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    free(pdir);
+}
+
+static void full_tables(report *R, ln_doc *d)
+{
+    ln_doc_heading(d, 2, "Full tables");
+    if (R->have_bench) {
+        ln_doc_heading(d, 3, "bench.csv");
+        static const char *const cols[] = {"kernel", "dtype", "regime", "D", "rows", "dist", "gbps", "gbps_min", "gbps_max", "cv", NULL};
+        int c[16], n = 0;
+        const char *h[16];
+        for (int i = 0; cols[i]; i++)
+            if ((c[n] = ln_table_col(&R->bench, cols[i])) >= 0) h[n++] = cols[i];
+        ln_doc_table(d, n, "lllrrl", h);
+        for (size_t r = 0; r < R->bench.rows; r++) {
+            const char *cells[16];
+            for (int i = 0; i < n; i++) cells[i] = ln_table_cell(&R->bench, r, c[i]);
+            ln_doc_row(d, cells);
+        }
+        ln_doc_table_end(d);
+    }
+    for (int f = 0; f < 3; f++) {
+        if (!R->have_acc[f]) continue;
+        ln_table *t = &R->acc[f];
+        ln_doc_heading(d, 3, R->acc_name[f]);
+        static const char *const cols[] = {"kernel", "dist", "D", "eps", "max_ulp", "max_norm", "nonfinite", "bound", "verdict", "domain", "input", NULL};
+        int c[16], n = 0, cnf = ln_table_col(t, "nonfinite");
+        const char *h[16];
+        for (int i = 0; cols[i]; i++)
+            if ((c[n] = ln_table_col(t, cols[i])) >= 0) h[n++] = cols[i];
+        ln_doc_table(d, n, "llrrrrrrlll", h);
+        for (size_t r = 0; r < t->rows; r++) {
+            const char *cells[16];
+            char b[2][48];
+            int nb = 0;
+            for (int i = 0; i < n; i++) {
+                cells[i] = ln_table_cell(t, r, c[i]);
+                /* numbers shortened; an error of a row with non-finite outputs is not a finite number */
+                if (!strcmp(h[i], "max_ulp") || !strcmp(h[i], "max_norm"))
+                    cells[i] = err(b[nb++], ln_table_num(t, r, c[i]), ln_table_num(t, r, cnf));
+            }
+            ln_doc_row(d, cells);
+        }
+        ln_doc_table_end(d);
+    }
+}
+
+int ln_report_write(const char *dir)
+{
+    report R = {.dir = dir, .acc_name = {"accuracy.csv", "conditioning.csv", "eps.csv"}};
+    char *p = path_in(dir, "bench.csv");
+    R.have_bench = ln_table_read(p, &R.bench);
+    free(p);
+    for (int f = 0; f < 3; f++) {
+        p = path_in(dir, R.acc_name[f]);
+        R.have_acc[f] = ln_table_read(p, &R.acc[f]);
+        free(p);
+    }
+    if (!R.have_bench && !R.have_acc[0] && !R.have_acc[1] && !R.have_acc[2]) {
+        fprintf(stderr, "lnbench: report: no results in %s/ (bench.csv, accuracy.csv...): run 'make bench' first\n", dir);
+        return LN_EXIT_USAGE;
+    }
+    if (R.have_bench) load_speeds(&R);
+    load_accuracy(&R);
+    static const char *const dtype_order[] = {"f64", "f32", "f16", "bf16", NULL};
+    static const char *const regime_order[] = {"cache", "mixed", "memory", NULL};
+    sort_by(R.dtypes, R.ndtypes, dtype_order);
+    sort_by(R.regimes, R.nregimes, regime_order);
+    above_limit_notes = 0;
+
+    ln_outfile md, html;
+    p = path_in(dir, "REPORT.md");
+    ln_out_open(&md, p);
+    free(p);
+    p = path_in(dir, "report.html");
+    ln_out_open(&html, p);
+    free(p);
+    ln_doc d;
+    ln_doc_begin(&d, md.f, html.f, "lnbench report");
+    machine_line(&R, &d);
+    if (R.have_acc[0] || R.have_acc[1] || R.have_acc[2]) verdict_section(&R, &d);
+    ln_doc_heading(&d, 2, "Summary");
+    if (R.have_bench) speed_summary(&R, &d);
+    if (R.have_acc[0]) accuracy_summary(&R, &d);
+    warnings(&R, &d);
+    if (R.have_bench) throughput_details(&R, &d);
+    accuracy_details(&R, &d);
+    figures(&R, &d);
+    full_tables(&R, &d);
+    ln_doc_end(&d);
+    ln_out_commit(&md);
+    ln_out_commit(&html);
+    ln_table_free(&R.bench);
+    for (int f = 0; f < 3; f++) ln_table_free(&R.acc[f]);
+    free(R.sp);
+    free(R.ac);
+    printf("report: wrote %s/REPORT.md and %s/report.html\n", dir, dir);
+    return 0;
+}

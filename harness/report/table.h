@@ -1,0 +1,30 @@
+/* Result files as tables: a CSV with a header line, columns found by name (so a file may gain
+ * columns without breaking its readers), and the flat JSON sidecars (FILE.meta.json). */
+#ifndef LN_TABLE_H
+#define LN_TABLE_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *text;   /* the file, fields NUL-terminated in place */
+    char **cell;  /* (rows + 1) x cols, row 0 the header */
+    size_t rows;  /* data rows, header not counted */
+    size_t cols;
+} ln_table;
+
+/* Reads path; quoted fields (with "" for a quote) are unquoted. Returns 0 (and an empty table)
+ * if the file cannot be opened; a row whose field count differs from the header's exits 2. */
+int ln_table_read(const char *path, ln_table *t);
+void ln_table_free(ln_table *t);
+/* Index of the column named name, -1 if the file has none. */
+int ln_table_col(const ln_table *t, const char *name);
+/* Data row r (0-based), column c; "" when c < 0 (an absent column). */
+const char *ln_table_cell(const ln_table *t, size_t r, int c);
+/* The cell as a number: NAN when empty, absent or not a number ("inf", "nan" as C prints them). */
+double ln_table_num(const ln_table *t, size_t r, int c);
+
+/* The string value of "key" in a flat JSON object file, one "key": value per line as lnbench
+ * writes them (quotes and \" escapes removed); buf (of n bytes) is returned, "" if absent. */
+const char *ln_meta_value(const char *path, const char *key, char *buf, size_t n);
+
+#endif

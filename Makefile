@@ -134,11 +134,9 @@ test: $(TEST_BIN) $(BUILD)/lnbench
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
 # cache- and memory-resident inputs, probes beside) and a one-line-per-kernel summary, all in
-# $(RESULTS)/. QUICK=1: 2 D, 3 repetitions, shorter min time. Budget: docs/timing.md.
-# BENCH_ARGS=... adds flags to the timing run (e.g. --benchmark_enable_random_interleaving=true).
-# `make compare BASE=old.json NEW=new.json`: Google Benchmark's compare.py on two bench.json
-# (COMPARE_FLAGS: its options; default -a, aggregates only, the U test still uses every run).
-COMPARE_FLAGS ?= -a
+# $(RESULTS)/, then the sweeps, figures and report (REPORT.md, report.html), and a copy of the
+# results in $(RESULTS)/history/<machine>/<date>-<commit>/. QUICK=1: 2 D, 3 repetitions,
+# shorter min time. Budget: docs/timing.md. BENCH_ARGS=... adds flags to the timing run.
 BENCH_ACCURACY_DISTS := normal,offset:1e4,offset:1e6,const,outlier:1000
 ifeq ($(QUICK),1)
 BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096 --rows 4
@@ -149,19 +147,30 @@ BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096
 BENCH_TIMING_FLAGS := --D 768,1024,4096,8192,16384 --bytes 1M,256M --max-call-seconds 0.5 \
                       --benchmark_repetitions=5 --benchmark_min_time=0.05
 endif
-.PHONY: bench compare
-bench: $(BUILD)/lnbench
+.PHONY: bench compare history
+bench: $(BUILD)/lnbench lnbench
 	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
 	$(BUILD)/lnbench accuracy --quiet $(BENCH_ACCURACY_FLAGS) --out $(RESULTS)/accuracy.csv
 	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(BENCH_ARGS)
 	@echo
 	@$(BUILD)/lnbench summary --bench $(RESULTS)/bench.csv --accuracy $(RESULTS)/accuracy.csv
-	@$(MAKE) --no-print-directory sweeps plots report
+	@$(MAKE) --no-print-directory sweeps report history
 	@echo "make bench: $$(( $$(date +%s) - $$(cat $(BUILD)/.bench-start) )) s wall time; results in $(RESULTS)/"
 
-compare:
-	@[ -n "$(BASE)" ] && [ -n "$(NEW)" ] || { echo "usage: make compare BASE=old.json NEW=new.json" >&2; exit 2; }
-	/usr/bin/python3 /usr/share/benchmark/compare.py $(COMPARE_FLAGS) benchmarks $(BASE) $(NEW)
+history: $(BUILD)/lnbench
+	@LNBENCH=$(BUILD)/lnbench scripts/history.sh $(RESULTS)
+
+# `make compare BASE=... [NEW=...]`: lnbench compare on two runs (results folders or
+# bench.json files; NEW defaults to $(RESULTS)), or, when BASE is a git revision, builds it in a
+# temporary git worktree and times both binaries here, alternating repetitions
+# (COMPARE_REPS, default 5) on COMPARE_BENCH_ARGS. COMPARE_FLAGS: lnbench compare's options
+# (--threshold PCT, --cross-machine). Exit 1 when a kernel is slower. See docs/timing.md.
+COMPARE_REPS ?= 5
+COMPARE_BENCH_ARGS ?= --D 768,4096 --bytes 1M,256M --max-call-seconds 0.2 --benchmark_min_time=0.05
+compare: $(BUILD)/lnbench
+	@[ -n "$(BASE)" ] || { echo "usage: make compare BASE=<results folder, bench.json or git revision> [NEW=...]" >&2; exit 2; }
+	@LNBENCH=$(BUILD)/lnbench COMPARE_REPS='$(COMPARE_REPS)' COMPARE_BENCH_ARGS='$(COMPARE_BENCH_ARGS)' \
+	    COMPARE_FLAGS='$(COMPARE_FLAGS)' scripts/compare.sh '$(BASE)' '$(if $(NEW),$(NEW),$(RESULTS))' '$(RESULTS)'
 
 # `make fuzz SECONDS=N`: builds each libFuzzer target fuzz/fuzz_<name>.c into build-fuzz/ and
 # runs it N seconds on a working corpus (build-fuzz/corpus/<name>) seeded from fuzz/corpus/<name>
@@ -184,7 +193,7 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC_all) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
 
-# Figures and report from a run's results (gnuplot-nox, awk, sh; see docs/plots.md).
+# Figures and report from a run's results (gnuplot-nox; see docs/plots.md).
 # `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures
 # (seconds); `make plots` runs them first when their CSVs are missing.
 RESULTS ?= results
@@ -195,13 +204,13 @@ sweeps: $(BUILD)/lnbench
 	$(BUILD)/lnbench accuracy --quiet --dist const,zero,tiny --eps 1e-12,1e-6,1e-5,1e-3 --D 1024 --rows 8 \
 	    --out $(RESULTS)/eps.csv
 
-plots:
+plots: $(BUILD)/lnbench
 	@if [ -s $(RESULTS)/accuracy.csv ] || [ -s $(RESULTS)/bench.csv ]; then \
 	    [ -s $(RESULTS)/conditioning.csv ] && [ -s $(RESULTS)/eps.csv ] || $(MAKE) --no-print-directory sweeps; fi
-	@scripts/plots.sh $(RESULTS)
+	@LNBENCH=$(BUILD)/lnbench scripts/plots.sh $(RESULTS)
 
 report: plots
-	@scripts/report.sh $(RESULTS)
+	@$(BUILD)/lnbench report $(RESULTS)
 
 clean:
 	rm -rf build build-san lnbench

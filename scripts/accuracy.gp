@@ -1,38 +1,32 @@
-# Accuracy by input distribution: max and mean ulp error and the normwise error (log scales) of
-# each kernel, clustered per distribution. Data: per-kernel files of "x max_ulp mean_ulp
-# max_norm" (x = position in the cluster; values already clamped: exact zeros on the floor,
-# non-finite values on the top line, ringed in red).
-W = 1150; H = 1100
+# Accuracy by input distribution: max ulp error (top) and normwise error (bottom) of each
+# algorithm's fastest kernel, clustered per distribution, log scales; exact results on the
+# floor ("≤10^n"), non-finite ones on the top line ("inf/NaN"), ringed in red.
+load vars
+W = 1150; H = 820
 load "scripts/common.gp"
 ndist = words(dists)
 set xrange [0.5:ndist + 0.5]
-set xtics () rotate by 30 right
 do for [i=1:ndist-1] { set arrow from i + 0.5, graph 0 to i + 0.5, graph 1 nohead lc rgb "#cccccc" dt 3 }
 set logscale y
 set grid noxtics ytics
 set multiplot title title
-set lmargin at screen 0.085; set rmargin at screen 0.74
-# panels: top, bottom (screen fractions) and what they show (column, limits, label)
-ptop = "0.935 0.65 0.365"; pbot = "0.685 0.40 0.115"
-do for [p=1:3] {
-    set tmargin at screen word(ptop, p) + 0; set bmargin at screen word(pbot, p) + 0
+set lmargin at screen 0.085; set rmargin at screen 0.75
+set key at screen 0.76, screen 0.90 left top vertical Left reverse samplen 1.5 spacing 1.25
+do for [p=1:2] {
+    if (p == 1) { set tmargin at screen 0.90; set bmargin at screen 0.53 } else { set tmargin at screen 0.49; set bmargin at screen 0.12 }
     set xtics ()
-    do for [i=1:ndist] { set xtics add ((p == 3 ? word(dists, i) : "") i) }   # names at the bottom only
-    lo = p == 1 ? floor_max : p == 2 ? floor_mean : floor_norm
-    hi = p == 1 ? top_max : p == 2 ? top_mean : top_norm
-    cut = p == 1 ? floorcut_max : p == 2 ? floorcut_mean : floorcut_norm
-    nf = p == 1 ? nnf_max : p == 2 ? nnf_mean : nnf_norm
-    nffile = p == 1 ? nonfinite_max : p == 2 ? nonfinite_mean : nonfinite_norm
+    do for [i=1:ndist] { set xtics add ((p == 2 ? word(dists, i) : "") i) }
+    set xtics rotate by 25 right
+    lo = p == 1 ? floor_ulp : floor_norm; hi = p == 1 ? top_ulp : top_norm
     set yrange [lo:hi]
-    eval logtics("y", lo, hi, cut ? 3 : 1)
-    set ylabel (p == 1 ? "max error (ulp)" : p == 2 ? "mean error (ulp)" : "max normwise error (units of u)")
-    set xlabel (p == 3 ? "input distribution" : "")
-    unset key
-    plot for [i=1:words(files)] word(files, i) using 1:(column(p + 1)) with points ps 1.2 lw 1.4 \
-             lc rgb kcolor(word(idx, i)) pt kpoint(word(idx, i)), \
-         for [j=1:(nf > 0)] nffile using 1:2 with points pt 6 ps 2.6 lw 2 lc rgb NONFINITE, \
-         hi with lines dt 3 lc rgb NONFINITE
+    eval logtics("y", lo, hi, 1)
+    set ylabel (p == 1 ? "max error (ulp)" : "max normwise error (units of u)")
+    set xlabel (p == 2 ? "input distribution" : "")
+    if (p == 2) { unset key }
+    plot for [i=0:n-1] data index i using 1:(column(p + 1)) with points ps 1.4 lw 1.6 \
+             lc rgb kcolor(i) pt kpoint(i) title word(names, i + 1), \
+         for [i=0:n-1] data index i using 1:(column(p + 1) >= hi ? column(p + 1) : 1/0) with points pt 6 ps 2.6 lw 2 \
+             lc rgb NONFINITE title (i == 0 && p == 1 ? "non-finite output" : ""), \
+         hi with lines dt 3 lc rgb NONFINITE notitle
 }
-KEYSTYLE = "points"; KEYLEFT = 0.75; KEYTOP = 0.935; KEYBOTTOM = 0.115; anynf = nnf_max + nnf_mean + nnf_norm
-load "scripts/legend.gp"
 unset multiplot

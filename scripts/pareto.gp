@@ -1,20 +1,22 @@
-# Speed vs accuracy: each kernel a labelled point (x: memory-resident GB/s, y: worst normwise
-# error on the hard distributions), the Pareto frontier dashed. Data: per-kernel one-point
-# files, a labels file placed without overlaps by series.awk, the frontier's points.
-W = 1000; H = 620
+# Speed against accuracy: each kernel a numbered point (x: GB/s in the trade-off regime, y: worst
+# normwise error over accuracy.csv), the numbers named in a list beside the plot, fastest first;
+# the Pareto front dashed, its points filled red. Kernels with non-finite outputs are listed
+# under the plot, not drawn.
+load vars
+W = 1150; H = 680
 load "scripts/common.gp"
 set title title
 set logscale y
 set yrange [floor:top]
-eval logtics("y", floor, top, floorcut ? 3 : 1)
-set xrange [xmin:xmax]
-set xlabel "throughput, " . regime . "-resident (GB/s, median over D)"
-set ylabel "worst normwise error on offset:1e4..1e6 rows (units of u)"
-set key outside bottom center horizontal Left reverse samplen 2 spacing 1.2 width 2
-set bmargin 6
-plot frontier using 1:2 with fsteps dt 2 lw 1.5 lc rgb "#555555" title "Pareto frontier", \
-     for [i=1:words(files)] word(files, i) using 1:2 with points ps 1.8 lw 2 \
-         lc rgb kcolor(word(idx, i)) pt kpoint(word(idx, i)), \
-     labelfile using 1:2:3 with labels left font ",10" notitle, \
-     for [j=1:(nnf > 0)] nonfinite using 1:2 with points pt 6 ps 3 lw 2 lc rgb NONFINITE title "non-finite output", \
-     top with lines dt 3 lc rgb NONFINITE notitle
+eval logtics("y", floor, top, 1)
+set xrange [0:xmax]
+set xlabel "throughput, " . regime . "-resident (GB/s, median over D; right is faster)"
+set ylabel "worst normwise error (units of u; lower is better)"
+set lmargin at screen 0.08; set rmargin at screen 0.70; set bmargin 7
+set label 1 broken at graph 0, graph -0.16 left font ",10" tc rgb NONFINITE
+set label 2 legend at screen 0.72, screen 0.84 left font "DejaVu Sans Mono,10"
+set key at screen 0.72, screen 0.91 left top horizontal Left reverse samplen 2 nobox
+plot data index 0 using 1:2 with points pt 7 ps 1.3 lc rgb "#0072B2" title "kernel", \
+     data index 1 using 1:2 with lines dt 2 lw 1.5 lc rgb "#D55E00" title "Pareto front", \
+     data index 1 using 1:2 with points pt 7 ps 1.6 lc rgb "#D55E00" notitle, \
+     data index 0 using 1:2:(sprintf("%d", $3)) with labels left offset char 0.6, char 0.5 font ",10" notitle

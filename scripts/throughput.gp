@@ -1,16 +1,23 @@
-# Throughput vs row length: one line per kernel (median GB/s, min-max bars), streaming probes
-# dashed as the attainable limit. Data: per-kernel files of "D gbps gbps_min gbps_max".
-W = 1000; H = 560
+# Throughput against row length: one line per kernel (median GB/s, bars from the slowest to the
+# fastest repetition), the machine limit dotted. Overview figures hold the fastest kernel of each
+# algorithm; throughput-all-* every kernel, 8 a panel. Log y when the rates span over 10x.
+load vars
+npanels = int((n + panel - 1) / panel)
+W = 1100; H = npanels > 1 ? 90 + 380 * npanels : 560
 load "scripts/common.gp"
-set title title
 set logscale x 2
-set format x "%.0f"
+set xrange [xmin / 1.25:xmax * 1.25]
+set xtics ()
+do for [i=1:words(dvals)] { set xtics add (word(dvals, i) word(dvals, i) + 0) }
 set xlabel "row length D (elements)"
-set ylabel "throughput (GB/s = 1e9 bytes of x read + y written per s)"
-set yrange [0:*]
-set offsets graph 0.03, graph 0.03, graph 0.05, 0
-set key outside right top vertical Left reverse samplen 2.5 spacing 1.2 width 1
-plot for [i=1:words(probes)] word(probes, i) using 1:2 with lines dt 2 lw 2 lc rgb probecolor(i) \
-         title word(probenames, i) . " (limit)", \
-     for [i=1:words(files)] word(files, i) using 1:2:3:4 with yerrorlines lw 1.6 ps 0.9 \
-         lc rgb kcolor(word(idx, i)) pt kpoint(word(idx, i)) title word(names, i)
+set ylabel "GB/s (x read + y written)"
+if (logy) { set logscale y; set yrange [ymin:ymax]; set format y "%g" } else { set yrange [0:ymax] }
+set key outside right top vertical Left reverse samplen 3 spacing 1.25 width 2
+set multiplot layout npanels, 1 title title
+do for [p=0:npanels-1] {
+    first = p * panel; last = (first + panel < n ? first + panel : n) - 1
+    plot for [i=first:last] data index i using 1:2:3:4 with yerrorlines lw 2 ps 1.2 \
+             lc rgb kcolor(i - first) pt kpoint(i - first) dt kdash(word(names, i + 1)) title word(names, i + 1), \
+         (limit > 0 ? limit : 1/0) with lines dt 3 lw 2 lc rgb "#555555" title limitname
+}
+unset multiplot

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "outfile.h"
-#include "report.h"
+#include "results.h"
 #include "stats.h"
 #include "table.h"
 

@@ -1,6 +1,5 @@
 #include "report.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,187 +9,7 @@
 #include "cli.h"
 #include "doc.h"
 #include "outfile.h"
-#include "stats.h"
-
-#define NOISY_CV 0.05
-#define MAXD 64
-
-/* ---- speed: one entry per (kernel, dtype, regime), its GB/s per D ---- */
-typedef struct {
-    const char *kernel, *dtype, *regime;
-    int probe, peer;
-    size_t n;
-    double D[MAXD], gbps[MAXD], cv[MAXD];
-    double median, cvmax;
-} speed;
-
-/* ---- accuracy: one entry per (kernel, dtype) ---- */
-typedef struct {
-    const char *kernel, *dtype;
-    double worst_norm, worst_ulp; /* over accuracy.csv cases whose input stayed ok; NAN: none */
-    double nonfinite;             /* non-finite outputs where the reference is finite, same cases */
-    int verdict[4];               /* pass fail outside none, every accuracy CSV, input ok */
-    int degenerate;               /* cases whose input degenerated in the dtype */
-} accstat;
-
-static const char *verdict_names[4] = {"pass", "fail", "outside", "none"};
-
-typedef struct {
-    const char *dir;
-    ln_table bench, acc[3];
-    const char *acc_name[3];
-    int have_bench, have_acc[3];
-    int have_verdicts;
-    speed *sp;
-    size_t nsp;
-    accstat *ac;
-    size_t nac;
-    const char *dtypes[16], *regimes[8];
-    size_t ndtypes, nregimes;
-} report;
-
-static int is_peer(const char *kernel) { return !strncmp(kernel, "ext-", 4); }
-static int is_probe(const char *kernel) { return !strncmp(kernel, "probe-", 6); }
-
-static void add_unique(const char **list, size_t *n, size_t cap, const char *s)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp(list[i], s)) return;
-    if (*n < cap) list[(*n)++] = s;
-}
-
-/* dtypes widest first, regimes by size: the order a reader expects */
-static int rank_of(const char *s, const char *const *order)
-{
-    for (int i = 0; order[i]; i++)
-        if (!strcmp(s, order[i])) return i;
-    return 99;
-}
-static void sort_by(const char **list, size_t n, const char *const *order)
-{
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && rank_of(list[j - 1], order) > rank_of(list[j], order); j--) {
-            const char *t = list[j];
-            list[j] = list[j - 1], list[j - 1] = t;
-        }
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-    char *p;
-    if (asprintf(&p, "%s/%s", dir, name) < 0) ln_die("out of memory");
-    return p;
-}
-
-double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe)
-{
-    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cg = ln_table_col(bench, "gbps");
-    double best = NAN;
-    for (size_t r = 0; r < bench->rows; r++) {
-        const char *k = ln_table_cell(bench, r, ck);
-        if (!is_probe(k) || strcmp(ln_table_cell(bench, r, cr), regime)) continue;
-        double g = ln_table_num(bench, r, cg);
-        if (!(g <= best)) {
-            best = g;
-            if (probe) *probe = k;
-        }
-    }
-    return best;
-}
-
-static speed *find_speed(report *R, const char *kernel, const char *regime)
-{
-    for (size_t i = 0; i < R->nsp; i++)
-        if (!strcmp(R->sp[i].kernel, kernel) && !strcmp(R->sp[i].regime, regime)) return &R->sp[i];
-    return NULL;
-}
-
-static accstat *find_acc(report *R, const char *kernel)
-{
-    for (size_t i = 0; i < R->nac; i++)
-        if (!strcmp(R->ac[i].kernel, kernel)) return &R->ac[i];
-    return NULL;
-}
-
-/* Kernel rows of one input distribution (normal when present, as every kernel ran on it). */
-static void load_speeds(report *R)
-{
-    ln_table *t = &R->bench;
-    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cr = ln_table_col(t, "regime"),
-        cD = ln_table_col(t, "D"), cg = ln_table_col(t, "gbps"), ccv = ln_table_col(t, "cv"), cdist = ln_table_col(t, "dist");
-    const char *dist = "";
-    for (size_t r = 0; r < t->rows; r++) {
-        const char *d = ln_table_cell(t, r, cdist);
-        if (!is_probe(ln_table_cell(t, r, ck)) && (!*dist || !strcmp(d, "normal"))) dist = d;
-    }
-    R->sp = calloc(t->rows + 1, sizeof *R->sp);
-    if (!R->sp) ln_die("out of memory");
-    for (size_t r = 0; r < t->rows; r++) {
-        const char *k = ln_table_cell(t, r, ck), *regime = cr >= 0 ? ln_table_cell(t, r, cr) : "all";
-        if (!is_probe(k) && strcmp(ln_table_cell(t, r, cdist), dist)) continue;
-        speed *s = find_speed(R, k, regime);
-        if (!s) {
-            s = &R->sp[R->nsp++];
-            s->kernel = k, s->dtype = ln_table_cell(t, r, cdt), s->regime = regime;
-            s->probe = is_probe(k), s->peer = is_peer(k);
-            add_unique(R->regimes, &R->nregimes, 8, regime);
-            if (!s->probe) add_unique(R->dtypes, &R->ndtypes, 16, s->dtype);
-        }
-        if (s->n == MAXD) continue;
-        s->D[s->n] = ln_table_num(t, r, cD), s->gbps[s->n] = ln_table_num(t, r, cg), s->cv[s->n] = ln_table_num(t, r, ccv);
-        if (s->cv[s->n] > s->cvmax) s->cvmax = s->cv[s->n];
-        s->n++;
-    }
-    for (size_t i = 0; i < R->nsp; i++) {
-        double v[MAXD];
-        size_t n = 0;
-        for (size_t j = 0; j < R->sp[i].n; j++)
-            if (!isnan(R->sp[i].gbps[j])) v[n++] = R->sp[i].gbps[j];
-        R->sp[i].median = ln_median(v, n);
-    }
-}
-
-static int input_ok(const ln_table *t, size_t r, int cin)
-{
-    const char *s = ln_table_cell(t, r, cin);
-    return !*s || !strcmp(s, "ok");
-}
-
-static void load_accuracy(report *R)
-{
-    size_t total = 0;
-    for (int f = 0; f < 3; f++) total += R->acc[f].rows;
-    R->ac = calloc(total + 1, sizeof *R->ac);
-    if (!R->ac) ln_die("out of memory");
-    for (int f = 0; f < 3; f++) {
-        ln_table *t = &R->acc[f];
-        int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cn = ln_table_col(t, "max_norm"),
-            cu = ln_table_col(t, "max_ulp"), cnf = ln_table_col(t, "nonfinite"), cv = ln_table_col(t, "verdict"),
-            cin = ln_table_col(t, "input");
-        if (cv >= 0) R->have_verdicts = 1;
-        for (size_t r = 0; r < t->rows; r++) {
-            const char *k = ln_table_cell(t, r, ck);
-            accstat *a = find_acc(R, k);
-            if (!a) {
-                a = &R->ac[R->nac++];
-                a->kernel = k, a->dtype = ln_table_cell(t, r, cdt);
-                a->worst_norm = a->worst_ulp = NAN;
-                if (!R->have_bench) add_unique(R->dtypes, &R->ndtypes, 16, a->dtype);
-            }
-            if (!input_ok(t, r, cin)) {
-                a->degenerate++;
-                continue;
-            }
-            for (int v = 0; v < 4; v++)
-                if (!strcmp(ln_table_cell(t, r, cv), verdict_names[v])) a->verdict[v]++;
-            if (f != 0) continue; /* the default sweep ranks kernels; the sweeps only add verdicts */
-            double n = ln_table_num(t, r, cn), u = ln_table_num(t, r, cu), nf = ln_table_num(t, r, cnf);
-            if (nf > 0) a->nonfinite += nf;
-            if (!isnan(n) && !(n <= a->worst_norm)) a->worst_norm = n;
-            if (!isnan(u) && !(u <= a->worst_ulp)) a->worst_ulp = u;
-        }
-    }
-}
+#include "results.h"
 
 /* ---- formatting: every number through one of these ---- */
 static const char *num(char *buf, double v)
@@ -208,15 +27,14 @@ static const char *err(char *buf, double v, double nonfinite)
     return buf;
 }
 
-static double accuracy_rank(const accstat *a) { return a->nonfinite > 0 ? INFINITY : isnan(a->worst_norm) ? INFINITY : a->worst_norm; }
 
 /* ---- sections ---- */
-static void machine_line(report *R, ln_doc *d)
+static void machine_line(ln_results *R, ln_doc *d)
 {
     static const char *const files[] = {"bench.csv.meta.json", "accuracy.csv.meta.json", NULL};
     char model[256], isa[256], cores[32], compiler[128], cflags[256], commit[64], date[64], onednn[64];
     for (int i = 0; files[i]; i++) {
-        char *p = path_in(R->dir, files[i]);
+        char *p = ln_path_in(R->dir, files[i]);
         ln_meta_value(p, "cpu_model", model, sizeof model);
         ln_meta_value(p, "isa_features", isa, sizeof isa);
         ln_meta_value(p, "cores", cores, sizeof cores);
@@ -236,7 +54,7 @@ static void machine_line(report *R, ln_doc *d)
                 *onednn ? onednn : "-", commit, date);
 }
 
-static void verdict_section(report *R, ln_doc *d)
+static void verdict_section(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 2, "Verdicts");
     if (!R->have_verdicts) {
@@ -250,7 +68,7 @@ static void verdict_section(report *R, ln_doc *d)
     const char *h[] = {"kernel", "pass", "fail", "outside", "none", "degenerate input"};
     ln_doc_table(d, 6, "l", h);
     for (size_t i = 0; i < R->nac; i++) {
-        accstat *a = &R->ac[i];
+        ln_accstat *a = &R->ac[i];
         char c[5][16];
         for (int v = 0; v < 4; v++) snprintf(c[v], 16, "%d", a->verdict[v]);
         snprintf(c[4], 16, "%d", a->degenerate);
@@ -266,7 +84,7 @@ static void verdict_section(report *R, ln_doc *d)
             cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps"), cn = ln_table_col(t, "max_norm"),
             cb = ln_table_col(t, "bound"), cdom = ln_table_col(t, "domain"), cnf = ln_table_col(t, "nonfinite");
         for (size_t r = 0; r < t->rows; r++) {
-            if (strcmp(ln_table_cell(t, r, cv), "fail") || !input_ok(t, r, cin)) continue;
+            if (strcmp(ln_table_cell(t, r, cv), "fail") || !ln_input_ok(t, r, cin)) continue;
             if (!nfail++) ln_doc_para(d, "Failures (error above the kernel's own bound):");
             char b1[48], b2[32];
             const char *dom = ln_table_cell(t, r, cdom);
@@ -283,10 +101,10 @@ static void verdict_section(report *R, ln_doc *d)
         int ck = ln_table_col(t, "kernel"), cin = ln_table_col(t, "input"), cdt = ln_table_col(t, "dtype"),
             cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps");
         for (size_t r = 0; r < t->rows; r++) {
-            if (input_ok(t, r, cin)) continue;
+            if (ln_input_ok(t, r, cin)) continue;
             int first = 1; /* one line per case: the first kernel row of it names the others */
             for (size_t q = 0; q < r && first; q++)
-                if (!input_ok(t, q, cin) && !strcmp(ln_table_cell(t, q, cdt), ln_table_cell(t, r, cdt)) &&
+                if (!ln_input_ok(t, q, cin) && !strcmp(ln_table_cell(t, q, cdt), ln_table_cell(t, r, cdt)) &&
                     !strcmp(ln_table_cell(t, q, cd), ln_table_cell(t, r, cd)) && !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) &&
                     !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce)))
                     first = 0;
@@ -307,23 +125,19 @@ static void verdict_section(report *R, ln_doc *d)
     if (!ndeg) ln_doc_para(d, "No degenerate input: every drawn row survived storage in its dtype.");
 }
 
-/* The fastest kernel of a dtype in a regime; own = skip the peers. */
-static speed *fastest(report *R, const char *dtype, const char *regime, int own)
-{
-    speed *best = NULL;
-    for (size_t i = 0; i < R->nsp; i++) {
-        speed *s = &R->sp[i];
-        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median)) continue;
-        if (!best || s->median > best->median) best = s;
-    }
-    return best;
-}
 
 static int above_limit_notes;
 
-static void speed_summary(report *R, ln_doc *d)
+static void speed_summary(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 3, "Speed");
+    int ccv = ln_table_col(&R->bench, "cv");
+    size_t noisy = 0;
+    for (size_t r = 0; r < R->bench.rows; r++) noisy += ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV;
+    if (noisy)
+        ln_doc_para(d, "Caution: %zu of %zu timings are noisy (CV above %.0f%%, see Warnings): a difference smaller than "
+                       "their CV is not a difference.",
+                    noisy, R->bench.rows, 100 * LN_NOISY_CV);
     ln_doc_para(d, "GB/s: 1e9 bytes of x read + y written per second (gamma, beta not counted), median over D. Limit: the "
                    "best of the probes (probe-copy, probe-stream) in the same regime, bytes counted the same way.");
     const char *h[] = {"dtype", "regime", "fastest", "GB/s", "of limit", "against the peers"};
@@ -331,7 +145,7 @@ static void speed_summary(report *R, ln_doc *d)
     for (size_t i = 0; i < R->ndtypes; i++)
         for (size_t j = 0; j < R->nregimes; j++) {
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
-            speed *best = fastest(R, dt, rg, 0), *own = fastest(R, dt, rg, 1);
+            ln_speed *best = ln_fastest(R, dt, rg, 0), *own = ln_fastest(R, dt, rg, 1);
             if (!best) continue;
             const char *probe = NULL;
             double limit = ln_regime_limit(&R->bench, rg, &probe);
@@ -342,7 +156,7 @@ static void speed_summary(report *R, ln_doc *d)
             else snprintf(frac, sizeof frac, "%.0f%%", 100 * best->median / limit);
             size_t len = 0;
             for (size_t p = 0; p < R->nsp; p++) {
-                speed *s = &R->sp[p];
+                ln_speed *s = &R->sp[p];
                 if (!s->peer || strcmp(s->dtype, dt) || strcmp(s->regime, rg) || s == best || isnan(s->median)) continue;
                 len += snprintf(peers + len, sizeof peers - len, "%s%.2fx %s", len ? "; " : "", best->median / s->median, s->kernel);
                 if (len >= sizeof peers) break;
@@ -368,7 +182,7 @@ static void speed_summary(report *R, ln_doc *d)
                        "percentage of a limit.");
 }
 
-static void accuracy_summary(report *R, ln_doc *d)
+static void accuracy_summary(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 3, "Accuracy and what it costs");
     ln_doc_para(d, "Worst max_norm (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input stayed "
@@ -382,15 +196,15 @@ static void accuracy_summary(report *R, ln_doc *d)
     const char *h[] = {"dtype", "most accurate", "worst max_norm (u)", speedcol, "fastest", "its worst max_norm (u)"};
     ln_doc_table(d, 6, "llrrlr", h);
     for (size_t i = 0; i < R->ndtypes; i++) {
-        accstat *best = NULL;
+        ln_accstat *best = NULL;
         for (size_t k = 0; k < R->nac; k++) {
-            accstat *a = &R->ac[k];
-            if (strcmp(a->dtype, R->dtypes[i]) || isinf(accuracy_rank(a))) continue;
-            if (!best || accuracy_rank(a) < accuracy_rank(best)) best = a;
+            ln_accstat *a = &R->ac[k];
+            if (strcmp(a->dtype, R->dtypes[i]) || isinf(ln_accuracy_rank(a))) continue;
+            if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best)) best = a;
         }
         if (!best) continue;
-        speed *fast = regime ? fastest(R, R->dtypes[i], regime, 0) : NULL, *mine = regime ? find_speed(R, best->kernel, regime) : NULL;
-        accstat *fa = fast ? find_acc(R, fast->kernel) : NULL;
+        ln_speed *fast = regime ? ln_fastest(R, R->dtypes[i], regime, 0) : NULL, *mine = regime ? ln_find_speed(R, best->kernel, regime) : NULL;
+        ln_accstat *fa = fast ? ln_find_acc(R, fast->kernel) : NULL;
         char e1[48], g[64], e2[48];
         if (mine && fast && !isnan(mine->median))
             snprintf(g, sizeof g, "%.3g (%.2fx of the fastest)", mine->median, mine->median / fast->median);
@@ -410,20 +224,20 @@ static void accuracy_summary(report *R, ln_doc *d)
         char broken[512] = "";
         size_t blen = 0;
         for (size_t k = 0; k < R->nac; k++) {
-            accstat *a = &R->ac[k];
-            speed *s = find_speed(R, a->kernel, regime);
+            ln_accstat *a = &R->ac[k];
+            ln_speed *s = ln_find_speed(R, a->kernel, regime);
             if (strcmp(a->dtype, R->dtypes[i]) || !s || isnan(s->median)) continue;
-            if (isinf(accuracy_rank(a))) {
+            if (isinf(ln_accuracy_rank(a))) {
                 if (blen < sizeof broken) blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
                 continue;
             }
             int dominated = 0;
             for (size_t o = 0; o < R->nac && !dominated; o++) {
-                accstat *b = &R->ac[o];
-                speed *t = find_speed(R, b->kernel, regime);
-                if (b == a || strcmp(b->dtype, a->dtype) || !t || isnan(t->median) || isinf(accuracy_rank(b))) continue;
-                if (t->median >= s->median && accuracy_rank(b) <= accuracy_rank(a) &&
-                    (t->median > s->median || accuracy_rank(b) < accuracy_rank(a)))
+                ln_accstat *b = &R->ac[o];
+                ln_speed *t = ln_find_speed(R, b->kernel, regime);
+                if (b == a || strcmp(b->dtype, a->dtype) || !t || isnan(t->median) || isinf(ln_accuracy_rank(b))) continue;
+                if (t->median >= s->median && ln_accuracy_rank(b) <= ln_accuracy_rank(a) &&
+                    (t->median > s->median || ln_accuracy_rank(b) < ln_accuracy_rank(a)))
                     dominated = 1;
             }
             if (!dominated && nf < 64) front[nf] = a->kernel, fg[nf] = s->median, fe[nf] = a->worst_norm, nf++;
@@ -448,7 +262,7 @@ static void accuracy_summary(report *R, ln_doc *d)
 }
 
 /* bench.json: cases skipped by --max-call-seconds, frequency scaling, load at the start */
-static void warnings(report *R, ln_doc *d)
+static void warnings(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 3, "Warnings");
     int any = 0;
@@ -459,7 +273,7 @@ static void warnings(report *R, ln_doc *d)
         size_t *noisy = malloc((R->bench.rows + 1) * sizeof *noisy), n = 0;
         if (!noisy) ln_die("out of memory");
         for (size_t r = 0; r < R->bench.rows; r++)
-            if (ln_table_num(&R->bench, r, ccv) > NOISY_CV) noisy[n++] = r;
+            if (ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV) noisy[n++] = r;
         for (size_t a = 1; a < n; a++)
             for (size_t b = a; b > 0 && ln_table_num(&R->bench, noisy[b - 1], ccv) < ln_table_num(&R->bench, noisy[b], ccv); b--) {
                 size_t t = noisy[b];
@@ -475,12 +289,12 @@ static void warnings(report *R, ln_doc *d)
         if (n) {
             ln_doc_item(d, "Noisy timings: %zu of %zu timed cases have a CV above %.0f%% (differences smaller than their CV are "
                            "noise; 'max CV' in the tables below); the worst: %s%s",
-                        n, R->bench.rows, 100 * NOISY_CV, list, n > 8 ? ", ..." : "");
+                        n, R->bench.rows, 100 * LN_NOISY_CV, list, n > 8 ? ", ..." : "");
             any = 1;
         }
         free(noisy);
     }
-    char *jpath = path_in(R->dir, "bench.json");
+    char *jpath = ln_path_in(R->dir, "bench.json");
     json_error_t jerr;
     json_t *root = json_load_file(jpath, 0, &jerr);
     free(jpath);
@@ -508,7 +322,8 @@ static void warnings(report *R, ln_doc *d)
                 json_integer_value(json_object_get(e, "repetition_index")) != 0)
                 continue;
             const char *name = json_string_value(json_object_get(e, "run_name"));
-            if (n++ < 30 && name && len < sizeof list) len += snprintf(list + len, sizeof list - len, "%s%s", n > 1 ? ", " : "", name);
+            if (n++ < 30 && name && len < sizeof list)
+                len += snprintf(list + len, sizeof list - len, "%s%.*s", n > 1 ? ", " : "", (int)(strstr(name, "/real_time") ? strstr(name, "/real_time") - name : (long)strlen(name)), name);
         }
         if (n) {
             ln_doc_item(d, "Skipped cases (%d, no timing; see the message in bench.json): %s%s", n, list, n > 30 ? ", ..." : "");
@@ -519,21 +334,21 @@ static void warnings(report *R, ln_doc *d)
     if (!any) ln_doc_item(d, "None: no noisy timing, no skipped case, no frequency scaling reported.");
 }
 
-static void throughput_details(report *R, ln_doc *d)
+static void throughput_details(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 2, "Throughput per row length");
     for (size_t i = 0; i < R->ndtypes; i++)
         for (size_t j = 0; j < R->nregimes; j++) {
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
-            double Ds[MAXD];
+            double Ds[LN_MAXD];
             size_t nD = 0;
             for (size_t k = 0; k < R->nsp; k++) {
-                speed *s = &R->sp[k];
+                ln_speed *s = &R->sp[k];
                 if (s->probe || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
                 for (size_t q = 0; q < s->n; q++) {
                     size_t w = 0;
                     while (w < nD && Ds[w] != s->D[q]) w++;
-                    if (w == nD && nD < MAXD) Ds[nD++] = s->D[q];
+                    if (w == nD && nD < LN_MAXD) Ds[nD++] = s->D[q];
                 }
             }
             if (!nD) continue;
@@ -545,8 +360,8 @@ static void throughput_details(report *R, ln_doc *d)
             char title[128];
             snprintf(title, sizeof title, "%s, %s-resident", dt, rg);
             ln_doc_heading(d, 3, title);
-            const char *h[MAXD + 4];
-            char hb[MAXD][24];
+            const char *h[LN_MAXD + 4];
+            char hb[LN_MAXD][24];
             h[0] = "kernel";
             for (size_t q = 0; q < nD; q++) snprintf(hb[q], 24, "D=%.0f", Ds[q]), h[q + 1] = hb[q];
             h[nD + 1] = "median";
@@ -555,19 +370,19 @@ static void throughput_details(report *R, ln_doc *d)
             ln_doc_table(d, (int)nD + 4, "l", h);
             double limit = ln_regime_limit(&R->bench, rg, NULL);
             /* fastest first */
-            speed *order[512];
+            ln_speed *order[512];
             size_t no = 0;
             for (size_t k = 0; k < R->nsp && no < 512; k++)
                 if (!R->sp[k].probe && !strcmp(R->sp[k].dtype, dt) && !strcmp(R->sp[k].regime, rg)) order[no++] = &R->sp[k];
             for (size_t a = 1; a < no; a++)
                 for (size_t b = a; b > 0 && !(order[b - 1]->median >= order[b]->median); b--) {
-                    speed *t = order[b];
+                    ln_speed *t = order[b];
                     order[b] = order[b - 1], order[b - 1] = t;
                 }
             for (size_t k = 0; k < no; k++) {
-                speed *s = order[k];
-                char cb[MAXD + 3][32];
-                const char *cells[MAXD + 4];
+                ln_speed *s = order[k];
+                char cb[LN_MAXD + 3][32];
+                const char *cells[LN_MAXD + 4];
                 cells[0] = s->kernel;
                 for (size_t q = 0; q < nD; q++) {
                     cells[q + 1] = "-";
@@ -578,7 +393,7 @@ static void throughput_details(report *R, ln_doc *d)
                 if (isnan(limit) || isnan(s->median)) cells[nD + 2] = "-";
                 else if (s->median > limit) snprintf(cb[nD + 1], 32, "%.2f (above)", s->median / limit), cells[nD + 2] = cb[nD + 1];
                 else snprintf(cb[nD + 1], 32, "%.0f%%", 100 * s->median / limit), cells[nD + 2] = cb[nD + 1];
-                snprintf(cb[nD + 2], 32, "%.0f%%%s", 100 * s->cvmax, s->cvmax > NOISY_CV ? " noisy" : "");
+                snprintf(cb[nD + 2], 32, "%.0f%%%s", 100 * s->cvmax, s->cvmax > LN_NOISY_CV ? " noisy" : "");
                 cells[nD + 3] = cb[nD + 2];
                 ln_doc_row(d, cells);
             }
@@ -587,7 +402,7 @@ static void throughput_details(report *R, ln_doc *d)
 }
 
 /* accuracy.csv: worst max_norm per kernel and distribution, input-ok cases only */
-static void accuracy_details(report *R, ln_doc *d)
+static void accuracy_details(ln_results *R, ln_doc *d)
 {
     ln_table *t = &R->acc[0];
     if (!R->have_acc[0]) return;
@@ -598,7 +413,7 @@ static void accuracy_details(report *R, ln_doc *d)
         cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
     const char *dists[32];
     size_t nd = 0;
-    for (size_t r = 0; r < t->rows; r++) add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
+    for (size_t r = 0; r < t->rows; r++) ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
     for (size_t i = 0; i < R->ndtypes; i++) {
         ln_doc_heading(d, 3, R->dtypes[i]);
         const char *h[33];
@@ -606,7 +421,7 @@ static void accuracy_details(report *R, ln_doc *d)
         for (size_t q = 0; q < nd; q++) h[q + 1] = dists[q];
         ln_doc_table(d, (int)nd + 1, "l", h);
         for (size_t k = 0; k < R->nac; k++) {
-            accstat *a = &R->ac[k];
+            ln_accstat *a = &R->ac[k];
             if (strcmp(a->dtype, R->dtypes[i])) continue;
             char cb[32][64];
             const char *cells[33];
@@ -620,7 +435,7 @@ static void accuracy_details(report *R, ln_doc *d)
                         strcmp(ln_table_cell(t, r, cdt), a->dtype))
                         continue;
                     seen = 1;
-                    if (!input_ok(t, r, cin)) {
+                    if (!ln_input_ok(t, r, cin)) {
                         bad = ln_table_cell(t, r, cin);
                         continue;
                     }
@@ -642,48 +457,46 @@ static void accuracy_details(report *R, ln_doc *d)
     }
 }
 
-/* Figures drawn by scripts/plots.sh, in reading order; absent ones are left out. */
-static void figures(report *R, ln_doc *d)
+/* The figures scripts/plots.sh drew (plots/data/figures.txt lists them, so a stale or foreign
+ * image in plots/ is never shown), each with what it shows. */
+static void figures(ln_results *R, ln_doc *d)
 {
     static const struct {
-        const char *prefix, *caption;
+        const char *script, *caption;
     } kinds[] = {
-        {"throughput-", "Throughput against row length: the best kernel of each algorithm family, peers and the machine limit (dashed)."},
-        {"throughput-all-", "Every kernel of the dtype and regime."},
-        {"pareto-", "Speed against accuracy: each kernel's memory-resident GB/s against its worst normwise error on the hard rows; dashed: the Pareto front."},
-        {"accuracy-", "Max and mean ulp and normwise error per input distribution, worst over D and eps."},
-        {"conditioning-", "Normwise error against the offset M of the rows: where each algorithm breaks."},
-        {"eps-", "Error and non-finite outputs against eps on constant, zero and tiny rows."},
-        {"history-", "GB/s of one kernel across the commits run on this machine."},
+        {"throughput", "Throughput against row length: median GB/s, bars from the slowest to the fastest repetition, the machine limit dotted, peers dashed."},
+        {"pareto", "Speed against accuracy: each kernel's GB/s against its worst normwise error; the Pareto front dashed."},
+        {"accuracy", "Max ulp and normwise error per input distribution (each algorithm's fastest kernel), worst over D and eps."},
+        {"conditioning", "Normwise error against the offset M of the rows: where each algorithm breaks."},
+        {"eps", "Error and non-finite outputs against eps on degenerate rows."},
+        {"history", "GB/s across the commits run on this machine."},
     };
-    char *pdir = path_in(R->dir, "plots");
-    struct dirent **names = NULL;
-    int n = scandir(pdir, &names, NULL, alphasort);
+    char *list = ln_path_in(R->dir, "plots/data/figures.txt");
+    FILE *f = fopen(list, "r");
+    free(list);
+    if (!f) return;
+    char names[256][128], scripts[256][32];
+    int n = 0;
+    while (n < 256 && fscanf(f, "%127s %31s", names[n], scripts[n]) == 2) n++;
+    fclose(f);
     int drew = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int i = 0; i < n; i++) {
-            const char *nm = names[i]->d_name;
-            size_t len = strlen(nm);
-            if (len < 5 || strcmp(nm + len - 4, ".svg") || strncmp(nm, kinds[k].prefix, strlen(kinds[k].prefix))) continue;
-            /* the longest matching prefix owns the file */
-            int other = 0;
-            for (size_t o = 0; o < sizeof kinds / sizeof kinds[0]; o++)
-                if (o != k && strlen(kinds[o].prefix) > strlen(kinds[k].prefix) && !strncmp(nm, kinds[o].prefix, strlen(kinds[o].prefix)))
-                    other = 1;
-            if (other) continue;
-            if (!drew++) ln_doc_heading(d, 2, "Figures");
-            char base[256], *svg;
-            snprintf(base, sizeof base, "%.*s", (int)(len - 4), nm);
-            if (asprintf(&svg, "%s/%s", pdir, nm) < 0) ln_die("out of memory");
-            ln_doc_figure(d, base, svg, kinds[k].caption);
-            free(svg);
+            if (strcmp(scripts[i], kinds[k].script)) continue;
+            char *svg, *rel;
+            if (asprintf(&rel, "plots/%s.svg", names[i]) < 0) ln_die("out of memory");
+            svg = ln_path_in(R->dir, rel);
+            FILE *exists = fopen(svg, "r");
+            if (exists) {
+                fclose(exists);
+                if (!drew++) ln_doc_heading(d, 2, "Figures");
+                ln_doc_figure(d, names[i], svg, kinds[k].caption);
+            }
+            free(svg), free(rel);
         }
-    for (int i = 0; i < n; i++) free(names[i]);
-    free(names);
-    free(pdir);
 }
 
-static void full_tables(report *R, ln_doc *d)
+static void full_tables(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 2, "Full tables");
     if (R->have_bench) {
@@ -729,32 +542,19 @@ static void full_tables(report *R, ln_doc *d)
 
 int ln_report_write(const char *dir)
 {
-    report R = {.dir = dir, .acc_name = {"accuracy.csv", "conditioning.csv", "eps.csv"}};
-    char *p = path_in(dir, "bench.csv");
-    R.have_bench = ln_table_read(p, &R.bench);
-    free(p);
-    for (int f = 0; f < 3; f++) {
-        p = path_in(dir, R.acc_name[f]);
-        R.have_acc[f] = ln_table_read(p, &R.acc[f]);
-        free(p);
-    }
-    if (!R.have_bench && !R.have_acc[0] && !R.have_acc[1] && !R.have_acc[2]) {
+    ln_results R;
+    if (!ln_results_load(&R, dir)) {
         fprintf(stderr, "lnbench: report: no results in %s/ (bench.csv, accuracy.csv...): run 'make bench' first\n", dir);
         return LN_EXIT_USAGE;
     }
-    if (R.have_bench) load_speeds(&R);
-    load_accuracy(&R);
-    static const char *const dtype_order[] = {"f64", "f32", "f16", "bf16", NULL};
-    static const char *const regime_order[] = {"cache", "mixed", "memory", NULL};
-    sort_by(R.dtypes, R.ndtypes, dtype_order);
-    sort_by(R.regimes, R.nregimes, regime_order);
+    char *p;
     above_limit_notes = 0;
 
     ln_outfile md, html;
-    p = path_in(dir, "REPORT.md");
+    p = ln_path_in(dir, "REPORT.md");
     ln_out_open(&md, p);
     free(p);
-    p = path_in(dir, "report.html");
+    p = ln_path_in(dir, "report.html");
     ln_out_open(&html, p);
     free(p);
     ln_doc d;
@@ -772,10 +572,7 @@ int ln_report_write(const char *dir)
     ln_doc_end(&d);
     ln_out_commit(&md);
     ln_out_commit(&html);
-    ln_table_free(&R.bench);
-    for (int f = 0; f < 3; f++) ln_table_free(&R.acc[f]);
-    free(R.sp);
-    free(R.ac);
+    ln_results_free(&R);
     printf("report: wrote %s/REPORT.md and %s/report.html\n", dir, dir);
     return 0;
 }

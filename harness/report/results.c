@@ -1,0 +1,248 @@
+#include "results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stats.h"
+
+const char *const ln_verdict_names[4] = {"pass", "fail", "outside", "none"};
+
+int ln_is_peer(const char *kernel) { return !strncmp(kernel, "ext-", 4); }
+int ln_is_probe(const char *kernel) { return !strncmp(kernel, "probe-", 6); }
+
+void ln_add_unique(const char **list, size_t *n, size_t cap, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(list[i], s)) return;
+    if (*n < cap) list[(*n)++] = s;
+}
+
+/* dtypes widest first, regimes by size: the order a reader expects */
+static int rank_of(const char *s, const char *const *order)
+{
+    for (int i = 0; order[i]; i++)
+        if (!strcmp(s, order[i])) return i;
+    return 99;
+}
+static void sort_by(const char **list, size_t n, const char *const *order)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && rank_of(list[j - 1], order) > rank_of(list[j], order); j--) {
+            const char *t = list[j];
+            list[j] = list[j - 1], list[j - 1] = t;
+        }
+}
+
+char *ln_path_in(const char *dir, const char *name)
+{
+    char *p;
+    if (asprintf(&p, "%s/%s", dir, name) < 0) ln_die("out of memory");
+    return p;
+}
+
+double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe)
+{
+    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cg = ln_table_col(bench, "gbps");
+    double best = NAN;
+    for (size_t r = 0; r < bench->rows; r++) {
+        const char *k = ln_table_cell(bench, r, ck);
+        if (!ln_is_probe(k) || strcmp(ln_table_cell(bench, r, cr), regime)) continue;
+        double g = ln_table_num(bench, r, cg);
+        if (!(g <= best)) {
+            best = g;
+            if (probe) *probe = k;
+        }
+    }
+    return best;
+}
+
+ln_speed *ln_find_speed(ln_results *R, const char *kernel, const char *regime)
+{
+    for (size_t i = 0; i < R->nsp; i++)
+        if (!strcmp(R->sp[i].kernel, kernel) && !strcmp(R->sp[i].regime, regime)) return &R->sp[i];
+    return NULL;
+}
+
+ln_accstat *ln_find_acc(ln_results *R, const char *kernel)
+{
+    for (size_t i = 0; i < R->nac; i++)
+        if (!strcmp(R->ac[i].kernel, kernel)) return &R->ac[i];
+    return NULL;
+}
+
+/* Kernel rows of one input distribution (normal when present, as every kernel ran on it). */
+static void load_speeds(ln_results *R)
+{
+    ln_table *t = &R->bench;
+    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cr = ln_table_col(t, "regime"),
+        cD = ln_table_col(t, "D"), cg = ln_table_col(t, "gbps"), ccv = ln_table_col(t, "cv"), cdist = ln_table_col(t, "dist"),
+        cmin = ln_table_col(t, "gbps_min"), cmax = ln_table_col(t, "gbps_max");
+    const char *dist = "";
+    for (size_t r = 0; r < t->rows; r++) {
+        const char *d = ln_table_cell(t, r, cdist);
+        if (!ln_is_probe(ln_table_cell(t, r, ck)) && (!*dist || !strcmp(d, "normal"))) dist = d;
+    }
+    R->sp = calloc(t->rows + 1, sizeof *R->sp);
+    if (!R->sp) ln_die("out of memory");
+    for (size_t r = 0; r < t->rows; r++) {
+        const char *k = ln_table_cell(t, r, ck), *regime = cr >= 0 ? ln_table_cell(t, r, cr) : "all";
+        if (!ln_is_probe(k) && strcmp(ln_table_cell(t, r, cdist), dist)) continue;
+        ln_speed *s = ln_find_speed(R, k, regime);
+        if (!s) {
+            s = &R->sp[R->nsp++];
+            s->kernel = k, s->dtype = ln_table_cell(t, r, cdt), s->regime = regime;
+            s->probe = ln_is_probe(k), s->peer = ln_is_peer(k);
+            ln_add_unique(R->regimes, &R->nregimes, 8, regime);
+            if (!s->probe) ln_add_unique(R->dtypes, &R->ndtypes, 16, s->dtype);
+        }
+        if (s->n == LN_MAXD) continue;
+        s->D[s->n] = ln_table_num(t, r, cD), s->gbps[s->n] = ln_table_num(t, r, cg), s->cv[s->n] = ln_table_num(t, r, ccv);
+        s->gmin[s->n] = cmin >= 0 ? ln_table_num(t, r, cmin) : s->gbps[s->n];
+        s->gmax[s->n] = cmax >= 0 ? ln_table_num(t, r, cmax) : s->gbps[s->n];
+        if (s->cv[s->n] > s->cvmax) s->cvmax = s->cv[s->n];
+        s->n++;
+    }
+    for (size_t i = 0; i < R->nsp; i++) {
+        double v[LN_MAXD];
+        size_t n = 0;
+        for (size_t j = 0; j < R->sp[i].n; j++)
+            if (!isnan(R->sp[i].gbps[j])) v[n++] = R->sp[i].gbps[j];
+        R->sp[i].median = ln_median(v, n);
+    }
+}
+
+int ln_input_ok(const ln_table *t, size_t r, int cin)
+{
+    const char *s = ln_table_cell(t, r, cin);
+    return !*s || !strcmp(s, "ok");
+}
+
+static void load_accuracy(ln_results *R)
+{
+    size_t total = 0;
+    for (int f = 0; f < 3; f++) total += R->acc[f].rows;
+    R->ac = calloc(total + 1, sizeof *R->ac);
+    if (!R->ac) ln_die("out of memory");
+    for (int f = 0; f < 3; f++) {
+        ln_table *t = &R->acc[f];
+        int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cn = ln_table_col(t, "max_norm"),
+            cu = ln_table_col(t, "max_ulp"), cnf = ln_table_col(t, "nonfinite"), cv = ln_table_col(t, "verdict"),
+            cin = ln_table_col(t, "input");
+        if (cv >= 0) R->have_verdicts = 1;
+        for (size_t r = 0; r < t->rows; r++) {
+            const char *k = ln_table_cell(t, r, ck);
+            ln_accstat *a = ln_find_acc(R, k);
+            if (!a) {
+                a = &R->ac[R->nac++];
+                a->kernel = k, a->dtype = ln_table_cell(t, r, cdt);
+                a->worst_norm = a->worst_ulp = NAN;
+                if (!R->have_bench) ln_add_unique(R->dtypes, &R->ndtypes, 16, a->dtype);
+            }
+            if (!ln_input_ok(t, r, cin)) {
+                a->degenerate++;
+                continue;
+            }
+            for (int v = 0; v < 4; v++)
+                if (!strcmp(ln_table_cell(t, r, cv), ln_verdict_names[v])) a->verdict[v]++;
+            if (f != 0) continue; /* the default sweep ranks kernels; the sweeps only add verdicts */
+            double n = ln_table_num(t, r, cn), u = ln_table_num(t, r, cu), nf = ln_table_num(t, r, cnf);
+            if (nf > 0) a->nonfinite += nf;
+            if (!isnan(n) && !(n <= a->worst_norm)) a->worst_norm = n;
+            if (!isnan(u) && !(u <= a->worst_ulp)) a->worst_ulp = u;
+        }
+    }
+}
+
+double ln_accuracy_rank(const ln_accstat *a) { return a->nonfinite > 0 ? INFINITY : isnan(a->worst_norm) ? INFINITY : a->worst_norm; }
+
+/* The fastest kernel of a dtype in a regime; own = skip the peers. */
+ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int own)
+{
+    ln_speed *best = NULL;
+    for (size_t i = 0; i < R->nsp; i++) {
+        ln_speed *s = &R->sp[i];
+        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median)) continue;
+        if (!best || s->median > best->median) best = s;
+    }
+    return best;
+}
+
+const char *ln_family(const char *kernel, char *buf, size_t n)
+{
+    const char *first = strchr(kernel, '-'), *last = strrchr(kernel, '-');
+    if (ln_is_peer(kernel) || !first || first == last) snprintf(buf, n, "%s", kernel);
+    else snprintf(buf, n, "%.*s", (int)(last - first - 1), first + 1);
+    return buf;
+}
+
+const char *ln_tradeoff_regime(const ln_results *R)
+{
+    for (size_t j = 0; j < R->nregimes; j++)
+        if (!strcmp(R->regimes[j], "memory")) return "memory";
+    return R->nregimes ? R->regimes[0] : NULL;
+}
+
+int ln_results_load(ln_results *R, const char *dir)
+{
+    static const char *const names[LN_ACC_FILES] = {"accuracy.csv", "conditioning.csv", "eps.csv"};
+    memset(R, 0, sizeof *R);
+    R->dir = dir;
+    char *p = ln_path_in(dir, "bench.csv");
+    R->have_bench = ln_table_read(p, &R->bench);
+    free(p);
+    int any = R->have_bench;
+    for (int f = 0; f < LN_ACC_FILES; f++) {
+        R->acc_name[f] = names[f];
+        p = ln_path_in(dir, names[f]);
+        any |= R->have_acc[f] = ln_table_read(p, &R->acc[f]);
+        free(p);
+    }
+    if (!any) return 0;
+    if (R->have_bench) load_speeds(R);
+    load_accuracy(R);
+    static const char *const dtype_order[] = {"f64", "f32", "f16", "bf16", NULL};
+    static const char *const regime_order[] = {"cache", "mixed", "memory", NULL};
+    sort_by(R->dtypes, R->ndtypes, dtype_order);
+    sort_by(R->regimes, R->nregimes, regime_order);
+    static const char *const sidecars[] = {"bench.csv.meta.json", "accuracy.csv.meta.json", NULL};
+    for (int i = 0; sidecars[i] && !R->cpu[0]; i++) {
+        p = ln_path_in(dir, sidecars[i]);
+        ln_meta_value(p, "cpu_model", R->cpu, sizeof R->cpu);
+        ln_meta_value(p, "isa_features", R->isa, sizeof R->isa);
+        free(p);
+    }
+    ln_machine_id(R->cpu, R->isa, R->machine_id, sizeof R->machine_id);
+    return 1;
+}
+
+void ln_results_free(ln_results *R)
+{
+    ln_table_free(&R->bench);
+    for (int f = 0; f < LN_ACC_FILES; f++) ln_table_free(&R->acc[f]);
+    free(R->sp);
+    free(R->ac);
+}
+
+void ln_machine_id(const char *cpu, const char *isa, char *out, size_t n)
+{
+    size_t k = 0;
+    const char *parts[2] = {*cpu ? cpu : "unknown-cpu", isa};
+    for (int p = 0; p < 2; p++) {
+        if (p && *isa && k + 1 < n) out[k++] = '_';
+        int dash = 0;
+        for (const char *s = parts[p]; *s && k + 1 < n; s++) {
+            if (!strncmp(s, "(R)", 3) || !strncmp(s, "(TM)", 4)) {
+                s += s[1] == 'R' ? 2 : 3;
+                continue;
+            }
+            int ok = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '.' || *s == '_';
+            if (ok) out[k++] = *s, dash = 0;
+            else if (!dash && k && out[k - 1] != '_') out[k++] = '-', dash = 1;
+        }
+        while (k && out[k - 1] == '-') k--;
+    }
+    out[k] = 0;
+}

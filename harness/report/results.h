@@ -1,0 +1,81 @@
+/* A results folder loaded once for the report and the figures: per (kernel, regime) the GB/s at
+ * each D, per kernel the accuracy over the cases whose input stayed ok and the verdict counts.
+ * Columns are found by name; a file or column that is absent leaves its part empty. */
+#ifndef LN_RESULTS_H
+#define LN_RESULTS_H
+
+#include <stddef.h>
+
+#include "table.h"
+
+#define LN_NOISY_CV 0.05
+#define LN_MAXD 64
+
+typedef struct {
+    const char *kernel, *dtype, *regime;
+    int probe, peer;
+    size_t n;
+    double D[LN_MAXD], gbps[LN_MAXD], gmin[LN_MAXD], gmax[LN_MAXD], cv[LN_MAXD];
+    double median, cvmax; /* median over D; largest CV */
+} ln_speed;
+
+typedef struct {
+    const char *kernel, *dtype;
+    double worst_norm, worst_ulp; /* over accuracy.csv cases whose input stayed ok; NAN: none */
+    double nonfinite;             /* non-finite outputs where the reference is finite, same cases */
+    int verdict[4];               /* pass fail outside none, every accuracy CSV, input ok */
+    int degenerate;               /* cases whose input degenerated in the dtype */
+} ln_accstat;
+
+extern const char *const ln_verdict_names[4];
+
+enum { LN_ACC_DEFAULT, LN_ACC_CONDITIONING, LN_ACC_EPS, LN_ACC_FILES };
+
+typedef struct {
+    const char *dir;
+    ln_table bench, acc[LN_ACC_FILES];
+    const char *acc_name[LN_ACC_FILES];
+    int have_bench, have_acc[LN_ACC_FILES], have_verdicts;
+    ln_speed *sp;
+    size_t nsp;
+    ln_accstat *ac;
+    size_t nac;
+    const char *dtypes[16], *regimes[8]; /* widest dtype first; regimes by size */
+    size_t ndtypes, nregimes;
+    char cpu[256], isa[256];             /* from the .meta.json sidecars */
+    char machine_id[256];                /* CPU model and ISA as a folder name */
+} ln_results;
+
+/* Reads dir's result files; returns 0 when there is none of them. */
+int ln_results_load(ln_results *R, const char *dir);
+void ln_results_free(ln_results *R);
+
+int ln_is_peer(const char *kernel);  /* ext-<library>-<dtype> */
+int ln_is_probe(const char *kernel); /* probe-copy, probe-stream */
+/* The algorithm family of a kernel: its name less the dtype in front and the ISA behind
+ * ("f32-twopass-avx512" -> "twopass"); a peer is a family of its own. buf has n bytes. */
+const char *ln_family(const char *kernel, char *buf, size_t n);
+/* A result row's input stayed what was drawn (the input column is ok, or absent). */
+int ln_input_ok(const ln_table *t, size_t r, int col_input);
+
+ln_speed *ln_find_speed(ln_results *R, const char *kernel, const char *regime);
+ln_accstat *ln_find_acc(ln_results *R, const char *kernel);
+/* The fastest kernel of a dtype in a regime by median GB/s; own = leave the peers out. */
+ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int own);
+/* Worst max_norm, infinite for a kernel with non-finite outputs or no finite case. */
+double ln_accuracy_rank(const ln_accstat *a);
+/* The machine limit of a regime: the best median GB/s of the probes (probe-copy,
+ * probe-stream) in that regime of a bench.csv, traffic counted as for kernels (x read + y
+ * written). NAN when the file has no probe row there; *probe (if not NULL) names the probe. */
+double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe);
+/* The regime the accuracy/speed trade-off is judged in: memory when timed, else the first. */
+const char *ln_tradeoff_regime(const ln_results *R);
+
+char *ln_path_in(const char *dir, const char *name);
+/* The folder name of a machine, from its CPU model and detected ISA: letters, digits, '.', '-'
+ * and '_' only, e.g. "Intel-Xeon-Processor_avx2-avx512-avx512fp16-avx512bf16". */
+void ln_machine_id(const char *cpu, const char *isa, char *out, size_t n);
+/* Appends s to list[0..*n) unless it is there already (or the list holds cap). */
+void ln_add_unique(const char **list, size_t *n, size_t cap, const char *s);
+
+#endif

@@ -164,12 +164,13 @@ history: $(BUILD)/lnbench
 # bench.json files; NEW defaults to $(RESULTS)), or, when BASE is a git revision, builds it in a
 # temporary git worktree and times both binaries here, alternating repetitions
 # (COMPARE_REPS, default 5) on COMPARE_BENCH_ARGS. COMPARE_FLAGS: lnbench compare's options
-# (--threshold PCT, --cross-machine). Exit 1 when a kernel is slower. See docs/timing.md.
+# (--threshold PCT, --cross-machine); COMPARE_LOCK=FILE: the timing holds flock on FILE.
+# Exit 1 when a kernel is slower. See docs/timing.md.
 COMPARE_REPS ?= 5
 COMPARE_BENCH_ARGS ?= --D 768,4096 --bytes 1M,256M --max-call-seconds 0.2 --benchmark_min_time=0.05
 compare: $(BUILD)/lnbench
 	@[ -n "$(BASE)" ] || { echo "usage: make compare BASE=<results folder, bench.json or git revision> [NEW=...]" >&2; exit 2; }
-	@LNBENCH=$(BUILD)/lnbench COMPARE_REPS='$(COMPARE_REPS)' COMPARE_BENCH_ARGS='$(COMPARE_BENCH_ARGS)' \
+	@LNBENCH=$(BUILD)/lnbench COMPARE_REPS='$(COMPARE_REPS)' COMPARE_LOCK='$(COMPARE_LOCK)' COMPARE_BENCH_ARGS='$(COMPARE_BENCH_ARGS)' \
 	    COMPARE_FLAGS='$(COMPARE_FLAGS)' scripts/compare.sh '$(BASE)' '$(if $(NEW),$(NEW),$(RESULTS))' '$(RESULTS)'
 
 # `make fuzz SECONDS=N`: builds each libFuzzer target fuzz/fuzz_<name>.c into build-fuzz/ and

@@ -99,6 +99,38 @@ char **ln_split_list(const char *s, const char *what, size_t *count)
     return items;
 }
 
+/* Levenshtein distance, two rows; words here are short (kernel and distribution names). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *prev = malloc((lb + 1) * sizeof *prev), *cur = malloc((lb + 1) * sizeof *cur);
+    if (!prev || !cur) ln_die("out of memory");
+    for (size_t j = 0; j <= lb; j++) prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]), del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        size_t *t = prev;
+        prev = cur, cur = t;
+    }
+    size_t d = prev[lb];
+    free(prev), free(cur);
+    return d;
+}
+
+const char *ln_did_you_mean(const char *word, const char *const *choices, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1, limit = strlen(word) / 3 > 1 ? strlen(word) / 3 : 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(word, choices[i]);
+        if (d < best_d) best_d = d, best = choices[i];
+    }
+    return best && best_d > 0 && best_d <= limit ? best : NULL;
+}
+
 size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable)
 {
     size_t nitems;
@@ -111,10 +143,13 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
         for (size_t i = 0; i < ln_num_kernels; i++)
             if (fnmatch(items[j], ln_all_kernels[i]->name, 0) == 0) chosen[i] = 1, matched = 1;
         if (!matched) {
-            fprintf(stderr, "lnbench: --kernels: no kernel matches '%s'; kernels:", items[j]);
-            for (size_t i = 0; i < ln_num_kernels; i++) fprintf(stderr, " %s", ln_all_kernels[i]->name);
-            fputc('\n', stderr);
-            free(items), free(chosen), free(ks); /* so the leak checker keeps exit status 2 */
+            const char **names = malloc(ln_num_kernels * sizeof *names);
+            if (!names) ln_die("out of memory");
+            for (size_t i = 0; i < ln_num_kernels; i++) names[i] = ln_all_kernels[i]->name;
+            const char *near = ln_did_you_mean(items[j], names, ln_num_kernels);
+            if (near) fprintf(stderr, "lnbench: --kernels: no kernel named '%s'; did you mean '%s'?\n", items[j], near);
+            else fprintf(stderr, "lnbench: --kernels: no kernel matches '%s' ('lnbench list' shows the %zu kernels)\n", items[j], ln_num_kernels);
+            free(names), free(items), free(chosen), free(ks); /* so the leak checker keeps exit status 2 */
             exit(LN_EXIT_USAGE);
         }
     }

@@ -25,8 +25,13 @@ size_t ln_parse_size(const char *s, const char *what);
  * An empty list or an empty item ("a,,b", "a,") is a usage error naming `what`. */
 char **ln_split_list(const char *s, const char *what, size_t *count);
 
+/* The choice nearest to word by edit distance, if near enough to be a misspelling (at most a
+ * third of word's length, and at least 1 edit, wrong), else NULL. */
+const char *ln_did_you_mean(const char *word, const char *const *choices, size_t n);
+
 /* Kernels matching a comma list of names or globs ("f32-*,f64-twopass-scalar"), in
- * kernels.inc order, each once. Unknown names are a usage error listing the kernels; kernels
+ * kernels.inc order, each once. A name or glob matching no kernel is a usage error (with the
+ * nearest kernel name when it looks misspelt); an empty selection too; kernels
  * not available on this CPU are left out with a note on stderr unless `keep_unavailable`.
  * Returns the count; *out is malloc'ed. */
 size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable);

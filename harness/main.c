@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cpu.h"
+#include "meta.h"
 #include "verbs.h"
 
 static const struct {
@@ -24,7 +25,7 @@ static const struct {
 
 static void usage(FILE *f)
 {
-    fputs("usage: lnbench VERB [options]     (lnbench VERB --help for a verb's options)\n\nverbs:\n", f);
+    fputs("usage: lnbench VERB [options]     (lnbench VERB --help for a verb's options; lnbench --version)\n\nverbs:\n", f);
     for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].what);
     char caps[256];
     fprintf(f,
@@ -44,6 +45,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--version")) {
+        ln_meta_print_version(stdout);
+        return 0;
+    }
     const char *cap = getenv("LNBENCH_ISA");
     unsigned mask;
     if (cap && *cap) {
@@ -55,6 +60,13 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < NVERBS; i++)
         if (!strcmp(argv[1], verbs[i].name)) return verbs[i].run(argc - 1, argv + 1);
+    const char *names[NVERBS];
+    for (size_t i = 0; i < NVERBS; i++) names[i] = verbs[i].name;
+    const char *near = ln_did_you_mean(argv[1], names, NVERBS);
+    if (near) {
+        fprintf(stderr, "lnbench: unknown verb '%s'; did you mean '%s'?\n", argv[1], near);
+        return LN_EXIT_USAGE;
+    }
     fprintf(stderr, "lnbench: unknown verb '%s'; verbs:", argv[1]);
     for (size_t i = 0; i < NVERBS; i++) fprintf(stderr, " %s", verbs[i].name);
     fputc('\n', stderr);

@@ -16,34 +16,12 @@
 
 #include "stats.h"
 #include "table.h"
+#include "sh.h"
 #include "tmpdir.h"
 
 static const char *lnbench;
 
-static int sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    fclose(f);
-    s[got] = 0;
-    return s;
-}
+static char *slurp(const char *path) { return slurp_file(path, NULL); }
 
 /* The p-values of scipy.stats.mannwhitneyu(method="exact"), checked by enumerating every
  * split of the pooled sample; with ties, the normal approximation with tie and continuity

@@ -125,7 +125,15 @@ void ln_dist_parse(const char *spec, ln_dist *d)
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
     size_t k = 0;
     while (k < NKINDS && !(strlen(kinds[k].name) == nlen && !strncmp(spec, kinds[k].name, nlen))) k++;
-    if (k == NKINDS) ln_die_usage("--dist: unknown distribution '%s'; valid: %s", spec, ln_dist_names);
+    if (k == NKINDS) {
+        const char *names[NKINDS];
+        for (size_t i = 0; i < NKINDS; i++) names[i] = kinds[i].name;
+        char family[64];
+        snprintf(family, sizeof family, "%.*s", (int)(nlen < sizeof family ? nlen : sizeof family - 1), spec);
+        const char *near = ln_did_you_mean(family, names, NKINDS);
+        if (near) ln_die_usage("--dist: unknown distribution '%s'; did you mean '%s%s'?", spec, near, colon ? colon : "");
+        ln_die_usage("--dist: unknown distribution '%s'; valid: %s", spec, ln_dist_names);
+    }
     d->kind = kinds[k].kind;
     if (kinds[k].has_param && (!colon || !colon[1]))
         ln_die_usage("--dist: '%s' needs a parameter (%s:...); valid: %s", spec, kinds[k].name, ln_dist_names);

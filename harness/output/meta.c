@@ -52,6 +52,16 @@ static void json_field(FILE *f, const char *key, const char *value)
     fputs(",\n", f);
 }
 
+/* "none" unless built with oneDNN */
+static void onednn_version(char *buf, size_t n)
+{
+    snprintf(buf, n, "none");
+#if LN_HAVE_ONEDNN
+    const dnnl_version_t *v = dnnl_version();
+    snprintf(buf, n, "%d.%d.%d", v->major, v->minor, v->patch);
+#endif
+}
+
 void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv)
 {
     char isa[128], date[32], host[256] = "unknown", onednn[64] = "none";
@@ -60,10 +70,7 @@ void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv)
     if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "unknown");
     host[sizeof host - 1] = 0;
     const char *cap = getenv("LNBENCH_ISA");
-#if LN_HAVE_ONEDNN
-    const dnnl_version_t *v = dnnl_version();
-    snprintf(onednn, sizeof onednn, "%d.%d.%d", v->major, v->minor, v->patch);
-#endif
+    onednn_version(onednn, sizeof onednn);
     fputs("{\n", f);
     char model[128];
     snprintf(model, sizeof model, "%s", ln_cpu_model());
@@ -95,4 +102,12 @@ void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv)
     ln_meta_write_json(o.f, seed, argc, argv);
     fputc('\n', o.f);
     ln_out_commit(&o);
+}
+
+void ln_meta_print_version(FILE *f)
+{
+    char onednn[64];
+    onednn_version(onednn, sizeof onednn);
+    fprintf(f, "lnbench %s\ncompiler: %s (%s)\nMPFR %s, Google Benchmark %s, oneDNN %s\n", LN_GIT_COMMIT, LN_COMPILER, LN_CFLAGS,
+            mpfr_get_version(), LN_GBENCH_VERSION, onednn);
 }

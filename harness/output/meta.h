@@ -12,4 +12,8 @@ void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv);
 /* Writes the same object to path (atomically), e.g. results/accuracy.csv.meta.json. */
 void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv);
 
+/* Prints what `lnbench --version` says: the commit, the compiler and flags, and the library
+ * versions the results depend on. */
+void ln_meta_print_version(FILE *f);
+
 #endif

@@ -336,6 +336,10 @@ int ln_compare(const ln_compare_opts *o)
     printf("\ngeomean ratio over %d kernel benchmarks: %.3f; %d slower, %d faster, %d same", nlog, exp(log_sum / nlog), slower, faster, same);
     if (unmatched) printf("; %d in the new run only", unmatched);
     putchar('\n');
+    if (nlog >= 10)
+        printf("note: %d tests at p < %.2f: about %.1f would come out slower or faster by chance alone when nothing "
+               "changed; trust a verdict that repeats\n",
+               nlog, P_SIGNIFICANT, nlog * P_SIGNIFICANT);
     if (min_n < 5)
         printf("note: %zu repetitions on a side: the smallest p-value possible is %.2g, so nothing can be significant "
                "below 4 or 5 repetitions a side\n",

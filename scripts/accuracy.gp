@@ -2,7 +2,7 @@
 # algorithm's fastest kernel, clustered per distribution, log scales; exact results on the
 # floor ("≤10^n"), non-finite ones on the top line ("inf/NaN"), ringed in red.
 load vars
-W = 1150; H = 820
+W = 1250; H = 820
 load "scripts/common.gp"
 ndist = words(dists)
 set xrange [0.5:ndist + 0.5]
@@ -10,8 +10,8 @@ do for [i=1:ndist-1] { set arrow from i + 0.5, graph 0 to i + 0.5, graph 1 nohea
 set logscale y
 set grid noxtics ytics
 set multiplot title title
-set lmargin at screen 0.085; set rmargin at screen 0.75
-set key at screen 0.76, screen 0.90 left top vertical Left reverse samplen 1.5 spacing 1.25
+set lmargin at screen 0.085; set rmargin at screen 0.68
+set key at screen 0.69, screen 0.90 left top vertical Left reverse samplen 1.5 spacing 1.25
 do for [p=1:2] {
     if (p == 1) { set tmargin at screen 0.90; set bmargin at screen 0.53 } else { set tmargin at screen 0.49; set bmargin at screen 0.12 }
     set xtics ()

@@ -40,7 +40,7 @@ static const char css[] =
     "tr:nth-child(even) td{background:#fafafa}ul{margin:.3em 0 .8em;padding-left:1.4em}\n"
     "figure{margin:1em 0;page-break-inside:avoid}figure svg{max-width:100%;height:auto}"
     "figcaption{font-size:13px;color:#444}\n"
-    ".warn{color:#a00}@media print{body{max-width:none}h2{page-break-after:avoid}}\n";
+    ".warn{color:#a00;font-weight:bold}@media print{body{max-width:none}h2{page-break-after:avoid}}\n";
 
 void ln_doc_begin(ln_doc *d, FILE *md, FILE *html, const char *title)
 {
@@ -96,6 +96,15 @@ void ln_doc_para(ln_doc *d, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vtext(d, "", "\n\n", "<p>", "</p>\n", fmt, ap);
+    va_end(ap);
+}
+
+void ln_doc_warn(ln_doc *d, const char *fmt, ...)
+{
+    close_list(d);
+    va_list ap;
+    va_start(ap, fmt);
+    vtext(d, "> **", "**\n\n", "<p class=\"warn\">", "</p>\n", fmt, ap);
     va_end(ap);
 }
 

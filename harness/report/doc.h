@@ -19,6 +19,8 @@ void ln_doc_end(ln_doc *d);
 void ln_doc_heading(ln_doc *d, int level, const char *text);
 /* A paragraph; printf-style. */
 void ln_doc_para(ln_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A paragraph that must not be missed (a caution); printf-style. */
+void ln_doc_warn(ln_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A bulleted item (consecutive items form one list); printf-style. */
 void ln_doc_item(ln_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A table: the header row (n cells), then rows of n cells; align has a letter per column,

@@ -157,10 +157,6 @@ static void throughput(figs *F, const char *dt, const char *rg)
     const char *probe = NULL;
     double limit = ln_regime_limit(&F->R->bench, rg, &probe);
     size_t m = family_best(all, n, best);
-    double dlo, dhi, glo, ghi;
-    d_range(all, n, &dlo, &dhi, &glo, &ghi);
-    if (!isnan(limit) && limit > ghi) ghi = limit;
-    int logy = ghi > 10 * glo;
     for (int detail = 0; detail < 2; detail++) {
         if (detail && n <= m) break; /* the overview already shows every kernel */
         char name[128];
@@ -168,6 +164,11 @@ static void throughput(figs *F, const char *dt, const char *rg)
         FILE *f = open_in(F, name, "dat"), *v = open_in(F, name, "gp");
         ln_speed **s = detail ? all : best;
         size_t k = detail ? n : m;
+        /* the span of what this figure draws decides its axis */
+        double dlo, dhi, glo, ghi;
+        d_range(s, k, &dlo, &dhi, &glo, &ghi);
+        if (!isnan(limit) && limit > ghi) ghi = limit;
+        int logy = ghi > 10 * glo;
         write_speed_blocks(f, s, k);
         fprintf(v, "title = \"%s, %s-resident, D %g-%g: %s; %s\"\n", dt, rg, dlo, dhi,
                 detail ? "every kernel, fastest first" : "the fastest kernel of each algorithm", F->machine);

@@ -135,7 +135,7 @@ static void speed_summary(ln_results *R, ln_doc *d)
     size_t noisy = 0;
     for (size_t r = 0; r < R->bench.rows; r++) noisy += ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV;
     if (noisy)
-        ln_doc_para(d, "Caution: %zu of %zu timings are noisy (CV above %.0f%%, see Warnings): a difference smaller than "
+        ln_doc_warn(d, "Caution: %zu of %zu timings are noisy (CV above %.0f%%, see Warnings): a difference smaller than "
                        "their CV is not a difference.",
                     noisy, R->bench.rows, 100 * LN_NOISY_CV);
     ln_doc_para(d, "GB/s: 1e9 bytes of x read + y written per second (gamma, beta not counted), median over D. Limit: the "
@@ -175,11 +175,9 @@ static void speed_summary(ln_results *R, ln_doc *d)
         if (!isnan(limit)) ln_doc_item(d, "limit, %s: %.3g GB/s (%s)", R->regimes[j], limit, probe);
     }
     if (above_limit_notes)
-        ln_doc_para(d, "Above the probes: the probes are two ways of streaming the same bytes, not the machine's ceiling. "
-                       "probe-copy's ordinary stores read each line of y before writing it (read-for-ownership, traffic "
-                       "not counted), probe-stream's non-temporal stores bypass the cache; a kernel that overlaps its reads "
-                       "and writes better than either beats them. Its fraction is then shown as a number above 1, not a "
-                       "percentage of a limit.");
+        ln_doc_para(d, "Above the probes: the limit is the best the two streaming probes showed, not a ceiling; a kernel "
+                       "that overlaps its reads and writes better (probe-copy also pays an uncounted read of y before "
+                       "each store) beats it. Its ratio is shown, not a percentage.");
 }
 
 static void accuracy_summary(ln_results *R, ln_doc *d)
@@ -187,10 +185,7 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
     ln_doc_heading(d, 3, "Accuracy and what it costs");
     ln_doc_para(d, "Worst max_norm (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input stayed "
                    "ok; a kernel with non-finite outputs ranks last whatever its finite errors.");
-    const char *regime = NULL;
-    for (size_t j = 0; j < R->nregimes; j++)
-        if (!strcmp(R->regimes[j], "memory")) regime = "memory";
-    if (!regime && R->nregimes) regime = R->regimes[0];
+    const char *regime = ln_tradeoff_regime(R);
     char speedcol[64];
     snprintf(speedcol, sizeof speedcol, "its GB/s (%s)", regime ? regime : "-");
     const char *h[] = {"dtype", "most accurate", "worst max_norm (u)", speedcol, "fastest", "its worst max_norm (u)"};
@@ -200,7 +195,10 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
         for (size_t k = 0; k < R->nac; k++) {
             ln_accstat *a = &R->ac[k];
             if (strcmp(a->dtype, R->dtypes[i]) || isinf(ln_accuracy_rank(a))) continue;
-            if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best)) best = a;
+            /* on a tie the faster kernel: equal errors cost nothing */
+            ln_speed *sa = regime ? ln_find_speed(R, a->kernel, regime) : NULL, *sb = best && regime ? ln_find_speed(R, best->kernel, regime) : NULL;
+            int faster = sa && !isnan(sa->median) && (!sb || isnan(sb->median) || sa->median > sb->median);
+            if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best) || (ln_accuracy_rank(a) == ln_accuracy_rank(best) && faster)) best = a;
         }
         if (!best) continue;
         ln_speed *fast = regime ? ln_fastest(R, R->dtypes[i], regime, 0) : NULL, *mine = regime ? ln_find_speed(R, best->kernel, regime) : NULL;
@@ -208,7 +206,7 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
         char e1[48], g[64], e2[48];
         if (mine && fast && !isnan(mine->median))
             snprintf(g, sizeof g, "%.3g (%.2fx of the fastest)", mine->median, mine->median / fast->median);
-        else snprintf(g, sizeof g, "-");
+        else snprintf(g, sizeof g, "not timed");
         const char *cells[] = {R->dtypes[i], best->kernel, err(e1, best->worst_norm, best->nonfinite), g, fast ? fast->kernel : "-",
                                fa ? err(e2, fa->worst_norm, fa->nonfinite) : "-"};
         ln_doc_row(d, cells);

@@ -80,11 +80,13 @@ static void test_report_opens_with_verdicts(void **state)
     assert_true(strstr(md, "# lnbench report\n\nMachine: Intel(R) Xeon(R) Platinum 8481C") == md);
     char *verdicts = strstr(md, "## Verdicts"), *summary = strstr(md, "## Summary");
     assert_true(verdicts && summary && verdicts < summary);
+    assert_non_null(strstr(md, "## Verdicts\n\n3 fail, 138 pass, 15 outside the conditions of the kernel's bound, 42 without a bound; "
+                               "2 kernel-cases on inputs that degenerated"));
     assert_non_null(strstr(md, "| f32-welford-avx512 | 24 | 3 | 3 | 0 | 0 |"));
     assert_non_null(strstr(md, "- f32-welford-avx512 on normal, D = 4096, eps = 1e-05 (accuracy.csv): max_norm 2.62 u > bound 2.5 u"));
     /* the bf16 kernel's errors on rows that underflowed in bf16 are an input finding, not a failure */
     assert_null(strstr(md, "bf16-f32acc-twopass-scalar on tiny"));
-    assert_non_null(strstr(md, "- bf16 tiny, D = 768, eps = 1e-05 (accuracy.csv): input underflow, 1 kernel"));
+    assert_non_null(strstr(md, "- bf16 tiny: input underflow (D 768, 4096; eps 1e-05; accuracy.csv; 1 kernel)"));
     assert_non_null(strstr(md, "| bf16-f32acc-twopass-scalar | 29 | 0 | 3 | 0 | 2 |"));
     /* ... nor do they decide how accurate it is (5000 u there, 2.37 u elsewhere) */
     assert_non_null(strstr(md, "| bf16 | bf16-f32acc-twopass-scalar | 2.37 |"));
@@ -102,6 +104,24 @@ static void test_report_opens_with_verdicts(void **state)
     assert_non_null(strstr(html, "<td>f32-welford-avx512</td>"));
     assert_non_null(strstr(html, "</body></html>"));
     free(html);
+}
+
+/* Kernels with the same verdict counts share a row: a copy of f32-twopass-avx512's rows under
+ * another name joins its row. */
+static void test_same_counts_share_a_row(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("mkdir -p %s/twin && cp tests/fixtures/*.csv tests/fixtures/*.meta.json %s/twin/ && "
+                        "grep '^f32-twopass-avx512,' tests/fixtures/accuracy.csv | sed 's/^f32-twopass-avx512,/f32-twopass-avx2,/' "
+                        ">>%s/twin/accuracy.csv",
+                        test_dir, test_dir, test_dir),
+                     0);
+    char d[256];
+    snprintf(d, sizeof d, "%s/twin", test_dir);
+    char *md = report_of(d);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "| f32-twopass-avx512, f32-twopass-avx2 | 22 | 0 | 0 | 0 | 0 |"));
+    free(md);
 }
 
 static void test_report_without_verdict_columns(void **state)
@@ -161,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_mann_whitney),
         cmocka_unit_test(test_table_reader),
         cmocka_unit_test(test_report_opens_with_verdicts),
+        cmocka_unit_test(test_same_counts_share_a_row),
         cmocka_unit_test(test_report_without_verdict_columns),
         cmocka_unit_test(test_compare_exit_status),
     };

@@ -54,6 +54,18 @@ static void machine_line(ln_results *R, ln_doc *d)
                 *onednn ? onednn : "-", commit, date);
 }
 
+/* Appends word to a ", "-separated list in buf (of n bytes) unless it is there already. */
+static void add_word(char *buf, size_t n, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *p = buf; (p = strstr(p, word)); p += len)
+        if ((p == buf || p[-1] == ' ') && (p[len] == ',' || !p[len])) return;
+    if (strlen(buf) + len + 3 < n) {
+        if (*buf) strcat(buf, ", ");
+        strcat(buf, word);
+    }
+}
+
 static void verdict_section(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 2, "Verdicts");
@@ -62,23 +74,18 @@ static void verdict_section(ln_results *R, ln_doc *d)
                        "bound was checked, and degenerate inputs cannot be told apart.");
         return;
     }
-    ln_doc_para(d, "Each case's max_norm against the bound the kernel claims (pass: within it; fail: above it; outside: "
-                   "the case is outside the bound's conditions; none: no bound claimed). Cases whose input degenerated "
-                   "when stored in the kernel's dtype are counted apart and held against no kernel.");
-    const char *h[] = {"kernel", "pass", "fail", "outside", "none", "degenerate input"};
-    ln_doc_table(d, 6, "l", h);
+    int total[4] = {0}, degenerate = 0;
     for (size_t i = 0; i < R->nac; i++) {
-        ln_accstat *a = &R->ac[i];
-        char c[5][16];
-        for (int v = 0; v < 4; v++) snprintf(c[v], 16, "%d", a->verdict[v]);
-        snprintf(c[4], 16, "%d", a->degenerate);
-        const char *cells[] = {a->kernel, c[0], c[1], c[2], c[3], c[4]};
-        ln_doc_row(d, cells);
+        for (int v = 0; v < 4; v++) total[v] += R->ac[i].verdict[v];
+        degenerate += R->ac[i].degenerate;
     }
-    ln_doc_table_end(d);
-    /* every failure, then every degenerate input, grouped by case */
+    ln_doc_para(d, "%d fail, %d pass, %d outside the conditions of the kernel's bound, %d without a bound; %d kernel-cases "
+                   "on inputs that degenerated in their dtype, held against no kernel. Each case's max_norm is judged "
+                   "against the bound its kernel claims.",
+                total[1], total[0], total[2], total[3], degenerate);
+    /* every failure first: those are the findings */
     int nfail = 0;
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < LN_ACC_FILES; f++) {
         ln_table *t = &R->acc[f];
         int ck = ln_table_col(t, "kernel"), cv = ln_table_col(t, "verdict"), cin = ln_table_col(t, "input"),
             cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps"), cn = ln_table_col(t, "max_norm"),
@@ -95,34 +102,70 @@ static void verdict_section(ln_results *R, ln_doc *d)
         }
     }
     if (!nfail) ln_doc_para(d, "No failure: every kernel stayed within the bound it claims wherever it claims one.");
-    int ndeg = 0;
-    for (int f = 0; f < 3; f++) {
+    /* degenerate inputs, one line per dtype, distribution and what happened */
+    typedef struct {
+        const char *dtype, *dist, *input;
+        char Ds[128], eps[128], files[96];
+        int kernels;
+    } group;
+    group g[64];
+    size_t ng = 0;
+    for (int f = 0; f < LN_ACC_FILES; f++) {
         ln_table *t = &R->acc[f];
-        int ck = ln_table_col(t, "kernel"), cin = ln_table_col(t, "input"), cdt = ln_table_col(t, "dtype"),
-            cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps");
+        int cin = ln_table_col(t, "input"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"),
+            ce = ln_table_col(t, "eps");
         for (size_t r = 0; r < t->rows; r++) {
             if (ln_input_ok(t, r, cin)) continue;
-            int first = 1; /* one line per case: the first kernel row of it names the others */
-            for (size_t q = 0; q < r && first; q++)
-                if (!ln_input_ok(t, q, cin) && !strcmp(ln_table_cell(t, q, cdt), ln_table_cell(t, r, cdt)) &&
-                    !strcmp(ln_table_cell(t, q, cd), ln_table_cell(t, r, cd)) && !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) &&
-                    !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce)))
-                    first = 0;
-            if (!first) continue;
-            int kernels = 0;
-            for (size_t q = r; q < t->rows; q++)
-                if (!strcmp(ln_table_cell(t, q, cdt), ln_table_cell(t, r, cdt)) && !strcmp(ln_table_cell(t, q, cd), ln_table_cell(t, r, cd)) &&
-                    !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) && !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce)))
-                    kernels++;
-            if (!ndeg++)
-                ln_doc_para(d, "Degenerate inputs (the drawn rows changed when stored in the dtype; these cases rank and blame no kernel):");
-            ln_doc_item(d, "%s %s, D = %s, eps = %g (%s): input %s, %d kernel%s", ln_table_cell(t, r, cdt), ln_table_cell(t, r, cd),
-                        ln_table_cell(t, r, cD), ln_table_num(t, r, ce), R->acc_name[f], ln_table_cell(t, r, cin), kernels,
-                        kernels == 1 ? "" : "s");
-            (void)ck;
+            const char *dt = ln_table_cell(t, r, cdt), *di = ln_table_cell(t, r, cd), *in = ln_table_cell(t, r, cin);
+            size_t k = 0;
+            while (k < ng && (strcmp(g[k].dtype, dt) || strcmp(g[k].dist, di) || strcmp(g[k].input, in))) k++;
+            if (k == ng) {
+                if (ng == 64) continue;
+                memset(&g[ng], 0, sizeof g[ng]);
+                g[ng].dtype = dt, g[ng].dist = di, g[ng].input = in;
+                ng++;
+            }
+            char e[32];
+            snprintf(e, sizeof e, "%g", ln_table_num(t, r, ce));
+            add_word(g[k].Ds, sizeof g[k].Ds, ln_table_cell(t, r, cD));
+            add_word(g[k].eps, sizeof g[k].eps, e);
+            add_word(g[k].files, sizeof g[k].files, R->acc_name[f]);
+            int kernels = 0; /* of this case: the rows of the same dtype, dist, D and eps, one per kernel */
+            for (size_t q = 0; q < t->rows; q++)
+                kernels += !strcmp(ln_table_cell(t, q, cdt), dt) && !strcmp(ln_table_cell(t, q, cd), di) &&
+                           !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) && !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce));
+            if (kernels > g[k].kernels) g[k].kernels = kernels;
         }
     }
-    if (!ndeg) ln_doc_para(d, "No degenerate input: every drawn row survived storage in its dtype.");
+    if (ng) ln_doc_para(d, "Degenerate inputs (the drawn rows changed when stored in the dtype; these cases rank and blame no kernel):");
+    for (size_t k = 0; k < ng; k++)
+        ln_doc_item(d, "%s %s: input %s (D %s; eps %s; %s; %d kernel%s)", g[k].dtype, g[k].dist, g[k].input, g[k].Ds, g[k].eps,
+                    g[k].files, g[k].kernels, g[k].kernels == 1 ? "" : "s");
+    if (!ng) ln_doc_para(d, "No degenerate input: every drawn row survived storage in its dtype.");
+    /* per kernel counts; kernels with the same counts share a row */
+    const char *h[] = {"kernels", "pass", "fail", "outside", "none", "degenerate input"};
+    ln_doc_table(d, 6, "l", h);
+    int *done = calloc(R->nac + 1, sizeof *done);
+    if (!done) ln_die("out of memory");
+    for (size_t i = 0; i < R->nac; i++) {
+        if (done[i]) continue;
+        ln_accstat *a = &R->ac[i];
+        char names[2048] = "";
+        for (size_t j = i; j < R->nac; j++) {
+            ln_accstat *b = &R->ac[j];
+            if (done[j] || memcmp(a->verdict, b->verdict, sizeof a->verdict) || a->degenerate != b->degenerate || strcmp(a->dtype, b->dtype))
+                continue;
+            done[j] = 1;
+            add_word(names, sizeof names, b->kernel);
+        }
+        char c[5][16];
+        for (int v = 0; v < 4; v++) snprintf(c[v], 16, "%d", a->verdict[v]);
+        snprintf(c[4], 16, "%d", a->degenerate);
+        const char *cells[] = {names, c[0], c[1], c[2], c[3], c[4]};
+        ln_doc_row(d, cells);
+    }
+    free(done);
+    ln_doc_table_end(d);
 }
 
 

@@ -11,8 +11,6 @@ libbenchmark-dev:/usr/include/benchmark/benchmark.h
 libjansson-dev:/usr/include/jansson.h
 libdnnl-dev:/usr/include/oneapi/dnnl/dnnl.h
 gnuplot-nox:/usr/bin/gnuplot
-python3-scipy:/usr/lib/python3/dist-packages/scipy
-libbenchmark-tools:/usr/share/benchmark/compare.py
 g++:/usr/bin/g++
 pkg-config:/usr/bin/pkg-config
 "

@@ -145,6 +145,31 @@ static void test_plots_removes_only_its_own_files(void **state)
     assert_int_equal(sh("grep -qx mine %s/plots/mine.png", d), 0);
 }
 
+/* Two runs kept by scripts/history.sh (the second with another commit and date): the history
+ * figure of the kernel asked for is drawn from both, oldest first. */
+static void test_history_of_a_kernel(void **state)
+{
+    (void)state;
+    NEED_GNUPLOT();
+    char d[96];
+    snprintf(d, sizeof d, "%s/hist", dir);
+    assert_int_equal(sh("mkdir -p %s && cp tests/fixtures/*.csv tests/fixtures/*.json %s/ && LNBENCH='%s' scripts/history.sh %s >/dev/null",
+                        d, d, lnbench, d),
+                     0);
+    assert_int_equal(sh("sed -i 's/3312996/abcdef0/; s/2024-11-29T13:40:00Z/2024-12-01T09:00:00Z/' %s/bench.csv.meta.json && "
+                        "LNBENCH='%s' scripts/history.sh %s >/dev/null",
+                        d, lnbench, d),
+                     0);
+    assert_int_equal(sh("test $(ls -d %s/history/*/* | wc -l) -eq 2", d), 0);
+    assert_int_equal(sh("ls %s/history/*/ | head -n 1 | grep -q 3312996", d), 0); /* by date: the older first */
+    assert_int_equal(sh("HISTORY_KERNEL=f32-twopass-avx512 LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", lnbench, d), 0);
+    assert_int_equal(sh("test -s %s/plots/history-f32-twopass-avx512.png && test -s %s/plots/history-f32-twopass-avx512.svg", d, d), 0);
+    assert_int_equal(sh("grep -q 'labels = \"3312996 11-29|abcdef0 12-01\"' %s/plots/data/history-f32-twopass-avx512.gp", d), 0);
+    /* one run is no history */
+    assert_int_equal(sh("rm -rf %s/history/*/*abcdef0 && LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", d, lnbench, d), 0);
+    assert_int_not_equal(sh("ls %s/plots/history-* >/dev/null 2>&1", d), 0);
+}
+
 static void test_report_inlines_every_figure(void **state)
 {
     (void)state;
@@ -174,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_at_most_eight_series_a_panel),
         cmocka_unit_test(test_nonfinite_and_degenerate_cases),
         cmocka_unit_test(test_plots_removes_only_its_own_files),
+        cmocka_unit_test(test_history_of_a_kernel),
         cmocka_unit_test(test_report_inlines_every_figure),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

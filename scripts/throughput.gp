@@ -11,7 +11,9 @@ set xtics ()
 do for [i=1:words(dvals)] { set xtics add (word(dvals, i) word(dvals, i) + 0) }
 set xlabel "row length D (elements)"
 set ylabel "GB/s (x read + y written)"
-if (logy) { set logscale y; set yrange [ymin:ymax]; set format y "%g" } else { set yrange [0:ymax] }
+if (logy) { set logscale y; set yrange [ymin:ymax]; set format y "%g"; set ytics 10; \
+    do for [e=-3:3] { do for [m in "1 2 5"] { set ytics add (sprintf("%g", m * 10.0**e) m * 10.0**e) } } } \
+else { set yrange [0:ymax] }
 set key outside right top vertical Left reverse samplen 3 spacing 1.25 width 2
 set multiplot layout npanels, 1 title title
 do for [p=0:npanels-1] {

@@ -18,7 +18,7 @@ CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra
 # Layering, enforced by the include paths each layer compiles with: common/ sees only itself,
 # kernels/ and reference/ see common/, the harness (and the tests and fuzzers) see everything.
 # A kernel that includes a harness header fails to build.
-HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs
+HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs harness/hunt
 INC_common := -Icommon
 INC_kernels := -Icommon -Ikernels
 INC_reference := -Icommon -Ireference

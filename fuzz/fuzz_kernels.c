@@ -5,11 +5,9 @@
  * absent, harness-like or raw), every available kernel of that dtype runs on it, and the run
  * aborts with a message naming kernel, D, eps and the element when a kernel breaks a promise:
  *
- *  1. its claimed bound k->bound(D, kappa), on rows inside the bound's domain: every input
- *     finite, var >= eps, gamma/beta as kernel.h states them, and no over/underflow in the
- *     format's range (D max|x|^2 and D max|x| representable, var, gamma, beta, rstd * gamma
- *     and the outputs well above the smallest normal) and beta not cancelling gamma * xhat:
- *     the bounds are first-order and stated for the harness's draws, nothing outside that;
+ *  1. its claimed bound k->bound(D, kappa), on rows inside the bound's domain
+ *     (ln_row_in_bound_domain in accuracy.h: finite inputs, var >= eps, no over/underflow,
+ *     beta not cancelling gamma * xhat);
  *  2. non-finite inputs propagate: where an output's inputs hold a NaN or Inf and the reference
  *     output is NaN/Inf, the kernel's is too (every kernel: nothing may "repair" a NaN);
  *  3. the "accurate" kernels (statistics in double for a narrower storage format) give a finite
@@ -34,9 +32,10 @@
 #include "fuzz.h"
 #include "kernel.h"
 #include "reference.h"
+#include "replay.h"
 
-#define FUZZ_MAX_D 300
-#define FUZZ_MAX_ROWS 3
+#define FUZZ_MAX_D LN_REPLAY_MAX_SHORT_D
+#define FUZZ_MAX_ROWS LN_REPLAY_MAX_ROWS
 
 /* Reads bytes cyclically, so that short inputs still fill long rows (a one-byte tail makes a
  * constant row); zeros when there is no data at all. */
@@ -102,7 +101,8 @@ typedef struct {
 static const double eps_table[] = {0.0, 1e-12, 1e-6, 1e-5, 1e-3, 1.0, 0x1p-1074, 1e-40, 1e-300, 0x1p-149};
 
 /* Decodes the bytes into p (buffers malloc'ed; x holds one spare element in front when
- * misaligned). Layout: flags, eps selector [8 bytes of eps], D (2 bytes), rows, then values. */
+ * misaligned). Layout (replay.h): flags, eps selector [8 bytes of eps], D (2 bytes), rows, then
+ * values. */
 static void decode(const uint8_t *data, size_t size, fuzz_problem *p)
 {
     byte_source hdr = {data, size < 5 ? size : 5, 0};
@@ -114,8 +114,11 @@ static void decode(const uint8_t *data, size_t size, fuzz_problem *p)
     p->misalign = (flags >> 5) & 1;
     p->stats = (flags >> 6) & 1;
     int mode = (flags >> 7) ? VAL_OFFSET : VAL_RAW;
-    p->D = (size_t)(next_byte(&hdr) | next_byte(&hdr) << 8) % (FUZZ_MAX_D + 1);
-    p->rows = next_byte(&hdr) % (FUZZ_MAX_ROWS + 1);
+    size_t d_lo = next_byte(&hdr), d_hi = next_byte(&hdr);
+    uint8_t rows_byte = next_byte(&hdr);
+    p->D = d_lo | d_hi << 8;
+    if ((rows_byte & 0xfc) != LN_REPLAY_LONG_ROW) p->D %= FUZZ_MAX_D + 1; /* long rows: replay.h */
+    p->rows = rows_byte % (FUZZ_MAX_ROWS + 1);
     size_t used = 5;
     if (eps_sel < 2 * sizeof eps_table / sizeof eps_table[0]) {
         p->eps = eps_table[eps_sel % (sizeof eps_table / sizeof eps_table[0])];
@@ -198,51 +201,6 @@ static int all_finite(ln_dtype t, const void *v, size_t n)
     for (size_t i = 0; v && i < n; i++)
         if (!isfinite(ln_load(t, v, i))) return 0;
     return 1;
-}
-
-/* Row r is inside the domain where k->bound is claimed (see 1. above). */
-static int in_bound_domain(const fuzz_problem *p, const ln_prepared *row)
-{
-    const ln_format *f = ln_fmt(p->t);
-    const ln_ref_stats *st = row->stats;
-    size_t D = p->D;
-    if (!all_finite(p->t, row->x, D) || !all_finite(p->t, p->gamma, D) || !all_finite(p->t, p->beta, D))
-        return 0;
-    /* var far enough above the smallest normal that squares lost to underflow cost under u/16:
-     * a whole 2^emin each where an instruction flushes them (AVX512-BF16's dot product), so
-     * 2^(emin + p + 4); f16 kernels accumulate in fp32 or underflow gradually in f16. */
-    int var_margin = p->t == LN_F16 ? 4 : f->p + 4;
-    if (!(st->var >= p->eps) || !(st->var >= ldexp(1.0, f->emin + var_margin))) return 0;
-    double max_x = 0, max_gxhat = 0;
-    for (size_t i = 0; i < D; i++) max_x = fmax(max_x, fabs(ln_load(p->t, row->x, i)));
-    if (max_x * max_x * (double)D >= ldexp(1.0, f->emax - 1) || max_x * (double)D >= ldexp(1.0, f->emax - 1))
-        return 0;
-    for (size_t i = 0; i < D; i++) {
-        double g = p->gamma ? ln_load(p->t, p->gamma, i) : 1;
-        if (fabs(g) > 2) return 0;
-        max_gxhat = fmax(max_gxhat, fabs(g * (ln_load(p->t, row->x, i) - st->mean) * st->rstd));
-    }
-    for (size_t i = 0; p->beta && i < D; i++)
-        if (fabs(ln_load(p->t, p->beta, i)) > max_gxhat) return 0;
-    /* No gradual underflow worth a unit roundoff: gamma, beta and rstd * gamma normal or zero,
-     * outputs well above the smallest normal, and when some exact output is subnormal (flushed
-     * to zero by some instructions), the largest so far above it that a flush costs under u/16. */
-    double smallest = ldexp(1.0, f->emin), max_y = 0;
-    int subnormal_y = 0;
-    for (size_t i = 0; i < D; i++) {
-        double g = p->gamma ? ln_load(p->t, p->gamma, i) : 1, b = p->beta ? ln_load(p->t, p->beta, i) : 0;
-        double ex = fabs(row->y_hi[i] + row->y_lo[i]);
-        if ((g != 0 && fabs(g) < smallest) || (b != 0 && fabs(b) < smallest)) return 0;
-        /* kernels may fold rstd into gamma first: that product must not underflow either */
-        if (g != 0 && fabs(g) * row->stats->rstd < ldexp(smallest, f->p + 4)) return 0;
-        max_y = fmax(max_y, ex);
-        subnormal_y |= ex != 0 && ex < smallest;
-    }
-    /* A normwise error relative to max|y| assumes beta does not cancel the row's scale: with
-     * y_i = gamma_i xhat_i + beta_i ~ 0 wherever |gamma_i xhat_i| is large, every kernel's
-     * u |gamma xhat| is many u of the small max|y|. The harness's draws keep this ratio >= 1/2. */
-    if (max_y < max_gxhat / 4) return 0;
-    return max_y >= ldexp(smallest, subnormal_y ? f->p + 4 : 4);
 }
 
 /* Kernels that promise finite outputs wherever the exact result is finite (see 3. above): the
@@ -338,7 +296,7 @@ static int check_kernel(const ln_kernel *k, const fuzz_problem *p, const ln_prep
                 bad = failf(msg, len, "%s: row %zu col %zu: x=%a gives %a where the exact result is %a (var %a, mean %a)",
                             head, r, i, ln_load(p->t, xr, i), yi, ex, st->var, st->mean);
         }
-        if (bad || !in_bound_domain(p, &row)) continue;
+        if (bad || !ln_row_in_bound_domain(&row)) continue;
         double bound = k->bound(D, st->kappa);
         if (!isfinite(bound)) continue;
         ln_errors e;

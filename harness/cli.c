@@ -74,6 +74,18 @@ size_t ln_parse_size(const char *s, const char *what)
     return (size_t)(v * scale);
 }
 
+ln_shard ln_parse_shard(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    char k[32];
+    if (!slash || (size_t)(slash - s) >= sizeof k)
+        ln_die_usage("--shard: '%s' is not K/N (this machine's share K of N, 1 <= K <= N)", s);
+    memcpy(k, s, (size_t)(slash - s));
+    k[slash - s] = 0;
+    long long n = ln_parse_int(slash + 1, "--shard N", 1, 1 << 20), i = ln_parse_int(k, "--shard K", 1, n);
+    return (ln_shard){(unsigned)(i - 1), (unsigned)n};
+}
+
 char **ln_split_list(const char *s, const char *what, size_t *count)
 {
     size_t n = 1, len = strlen(s);

@@ -29,6 +29,16 @@ char **ln_split_list(const char *s, const char *what, size_t *count);
  * third of word's length, and at least 1 edit, wrong), else NULL. */
 const char *ln_did_you_mean(const char *word, const char *const *choices, size_t n);
 
+/* A share of a run split over machines: --shard K/N takes the cases (or search starts) whose
+ * index i has i % N == K - 1, so N runs with K = 1..N together do exactly the unsharded work. */
+typedef struct {
+    unsigned index, count; /* 0-based K - 1, and N; {0, 1} = everything */
+} ln_shard;
+
+/* Parses "K/N" (1 <= K <= N); anything else is a usage error naming --shard. */
+ln_shard ln_parse_shard(const char *s);
+static inline int ln_shard_takes(ln_shard sh, size_t i) { return sh.count <= 1 || i % sh.count == sh.index; }
+
 /* Kernels matching a comma list of names or globs ("f32-*,f64-twopass-scalar"), in
  * kernels.inc order, each once. A name or glob matching no kernel is a usage error (with the
  * nearest kernel name when it looks misspelt); an empty selection too; kernels

@@ -188,3 +188,54 @@ double ln_kappa_max(const ln_prepared *p)
     for (size_t r = 0; r < p->c.rows; r++) k = fmax(k, p->stats[r].kappa);
     return k;
 }
+
+static int all_finite(ln_dtype t, const void *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        if (!isfinite(ln_load(t, v, i))) return 0;
+    return 1;
+}
+
+int ln_row_in_bound_domain(const ln_prepared *row)
+{
+    ln_dtype t = row->c.dtype;
+    const ln_format *f = ln_fmt(t);
+    const ln_ref_stats *st = row->stats;
+    size_t D = row->c.D;
+    if (!all_finite(t, row->x, D) || !all_finite(t, row->gamma, D) || !all_finite(t, row->beta, D)) return 0;
+    /* var far enough above the smallest normal that squares lost to underflow cost under u/16:
+     * a whole 2^emin each where an instruction flushes them (AVX512-BF16's dot product), so
+     * 2^(emin + p + 4); f16 kernels accumulate in fp32 or underflow gradually in f16. */
+    int var_margin = t == LN_F16 ? 4 : f->p + 4;
+    if (!(st->var >= row->c.eps) || !(st->var >= ldexp(1.0, f->emin + var_margin))) return 0;
+    double max_x = 0, max_gxhat = 0;
+    for (size_t i = 0; i < D; i++) max_x = fmax(max_x, fabs(ln_load(t, row->x, i)));
+    if (max_x * max_x * (double)D >= ldexp(1.0, f->emax - 1) || max_x * (double)D >= ldexp(1.0, f->emax - 1))
+        return 0;
+    for (size_t i = 0; i < D; i++) {
+        double g = row->gamma ? ln_load(t, row->gamma, i) : 1;
+        if (fabs(g) > 2) return 0;
+        max_gxhat = fmax(max_gxhat, fabs(g * (ln_load(t, row->x, i) - st->mean) * st->rstd));
+    }
+    for (size_t i = 0; row->beta && i < D; i++)
+        if (fabs(ln_load(t, row->beta, i)) > max_gxhat) return 0;
+    /* No gradual underflow worth a unit roundoff: gamma, beta and rstd * gamma normal or zero,
+     * outputs well above the smallest normal, and when some exact output is subnormal (flushed
+     * to zero by some instructions), the largest so far above it that a flush costs under u/16. */
+    double smallest = ldexp(1.0, f->emin), max_y = 0;
+    int subnormal_y = 0;
+    for (size_t i = 0; i < D; i++) {
+        double g = row->gamma ? ln_load(t, row->gamma, i) : 1, b = row->beta ? ln_load(t, row->beta, i) : 0;
+        double ex = fabs(row->y_hi[i] + row->y_lo[i]);
+        if ((g != 0 && fabs(g) < smallest) || (b != 0 && fabs(b) < smallest)) return 0;
+        /* kernels may fold rstd into gamma first: that product must not underflow either */
+        if (g != 0 && fabs(g) * st->rstd < ldexp(smallest, f->p + 4)) return 0;
+        max_y = fmax(max_y, ex);
+        subnormal_y |= ex != 0 && ex < smallest;
+    }
+    /* A normwise error relative to max|y| assumes beta does not cancel the row's scale: with
+     * y_i = gamma_i xhat_i + beta_i ~ 0 wherever |gamma_i xhat_i| is large, every kernel's
+     * u |gamma xhat| is many u of the small max|y|. The harness's draws keep this ratio >= 1/2. */
+    if (max_y < max_gxhat / 4) return 0;
+    return max_y >= ldexp(smallest, subnormal_y ? f->p + 4 : 4);
+}

@@ -52,6 +52,15 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
 /* The error metrics of y against p's reference (also used for outputs computed elsewhere). */
 void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e);
 
+/* Whether one row (p->c.rows == 1, reference and statistics filled) lies inside the domain where
+ * a kernel's claimed bound applies (kernel.h): every input finite, var >= eps, gamma and beta as
+ * kernel.h states them, no over- or underflow in the format's range (D max|x|^2 and D max|x|
+ * representable; var, gamma, beta, rstd * gamma and the outputs well above the smallest normal)
+ * and beta not cancelling gamma * xhat. The bounds are first-order and stated for the harness's
+ * draws, nothing outside that. Used by the fuzzer and by hunt to tell a bound violation from a
+ * row the bound does not cover. */
+int ln_row_in_bound_domain(const ln_prepared *p);
+
 /* The largest condition number sqrt(1 + mean^2/(var + eps)) over p's rows: the kappa at which
  * a kernel's claimed bound applies to the whole case. */
 double ln_kappa_max(const ln_prepared *p);

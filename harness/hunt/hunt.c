@@ -1,0 +1,463 @@
+/* The search behind `lnbench hunt` (see hunt.h for what it does and why). */
+#include "hunt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "accuracy.h"
+#include "cli.h"
+#include "dd.h"
+#include "dist.h"
+#include "reference.h"
+#include "screen.h"
+
+const char ln_hunt_start_dists[] =
+    "normal,uniform,shifted,heavy,offset:1e2,offset:1e4,offset:1e6,outlier:1000,tiny,huge,exact";
+
+#define START_ROWS 16 /* rows per built-in distribution, as `lnbench accuracy` draws them */
+#define POOL 4        /* best rows kept per objective: the starts begin from them in turn */
+
+enum { OBJ_RATIO, OBJ_ULP, NOBJ };
+
+double ln_hunt_bound(const ln_kernel *k, size_t D, double kappa)
+{
+    if (!k->bound) return NAN;
+    double b = k->bound(D, kappa);
+    return isfinite(b) ? b : NAN;
+}
+
+/* ---- a small generator of our own (splitmix64): the search's moves, not the inputs ---- */
+
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static size_t below(uint64_t *s, size_t n) { return n ? (size_t)(next_u64(s) % n) : 0; }
+static int coin(uint64_t *s) { return (int)(next_u64(s) >> 63); }
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- scoring ---- */
+
+typedef struct {
+    double max_norm, max_ulp, kappa, bound, ratio;
+    size_t nonfinite;
+    int in_domain;
+} score;
+
+typedef struct {
+    const ln_hunt_config *c;
+    ln_dtype t;
+    size_t D, es;
+    void *gamma, *beta;
+    void *y_ref;
+    double *y_hi, *y_lo;
+    uint64_t evals, rng;
+    double t0, last_report;
+    score best[NOBJ];   /* for the progress line */
+} hunt;
+
+/* Runs the kernel on the first L elements of x (a row of its own, with the first L gamma and
+ * beta) and scores it against the screen (exact = 0) or the MPFR reference (exact = 1). */
+static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
+{
+    ln_ref_stats st;
+    ln_prepared p = {.c = {.dtype = h->t, .D = L, .rows = 1, .eps = h->c->eps, .affine = 1},
+                     .x = (void *)x, .gamma = h->gamma, .beta = h->beta, .y_ref = h->y_ref,
+                     .y_hi = h->y_hi, .y_lo = h->y_lo, .stats = &st};
+    (exact ? ln_ref_row : ln_screen_row)(h->t, L, x, h->gamma, h->beta, h->c->eps, h->y_ref, h->y_hi, h->y_lo, &st);
+    ln_errors e;
+    ln_measure_kernel(h->c->k, &p, &e, NULL);
+    h->evals++;
+    s->max_norm = e.max_norm;
+    s->max_ulp = e.max_ulp;
+    s->nonfinite = e.nonfinite;
+    s->kappa = st.kappa;
+    s->in_domain = L == h->D ? ln_row_in_bound_domain(&p) : 1;
+    s->bound = ln_hunt_bound(h->c->k, L, st.kappa);
+    s->ratio = e.nonfinite ? INFINITY : !h->c->k->bound ? e.max_norm : e.max_norm / s->bound;
+}
+
+/* What a search maximises; -1 for rows outside the bound's domain or, for the ratio, where the
+ * kernel claims no bound (not comparable). A kernel that claims none anywhere is searched for
+ * its largest normwise error instead (see evaluate: ratio = max_norm there). */
+static double objective(int obj, const score *s)
+{
+    if (!s->in_domain) return -1;
+    if (s->nonfinite) return INFINITY;
+    double v = obj == OBJ_ULP ? s->max_ulp : s->ratio;
+    return isnan(v) ? -1 : v;
+}
+
+static const char *verdict(const ln_kernel *k, const score *s)
+{
+    if (!k->bound) return "none";
+    if (!s->in_domain) return "outside";
+    if (isnan(s->bound)) return "none";
+    return s->nonfinite || !(s->max_norm <= s->bound) ? "fail" : "pass";
+}
+
+/* ---- moves ---- */
+
+/* v moved by n units in the last place of format t (n small; a binade boundary only changes
+ * the step). */
+static double step_ulps(ln_dtype t, double v, double n)
+{
+    return v + n * ln_ulp(t, v);
+}
+
+static double row_mean(const hunt *h, const void *x)
+{
+    double s = 0;
+    for (size_t i = 0; i < h->D; i++) s += ln_load(h->t, x, i);
+    return s / (double)h->D;
+}
+
+static double row_sigma(const hunt *h, const void *x, double mean)
+{
+    double s = 0;
+    for (size_t i = 0; i < h->D; i++) {
+        double d = ln_load(h->t, x, i) - mean;
+        s += d * d;
+    }
+    return sqrt(s / (double)h->D);
+}
+
+static void swap_elements(hunt *h, void *x, size_t i, size_t j)
+{
+    char tmp[8];
+    char *a = (char *)x + i * h->es, *b = (char *)x + j * h->es;
+    memcpy(tmp, a, h->es);
+    memcpy(a, b, h->es);
+    memcpy(b, tmp, h->es);
+}
+
+/* One random local move on x; other is another good row (for crossover). */
+static void random_move(hunt *h, void *x, const void *other)
+{
+    ln_dtype t = h->t;
+    size_t D = h->D, a = below(&h->rng, D), len = 1 + below(&h->rng, D / 8 + 1);
+    if (a + len > D) len = D - a;
+    double mean = row_mean(h, x);
+    switch (below(&h->rng, 8)) {
+    case 0: /* one element by a few ulps */
+        ln_store(t, x, a, step_ulps(t, ln_load(t, x, a), (double)(1 + below(&h->rng, 4)) * (coin(&h->rng) ? 1 : -1)));
+        break;
+    case 1: /* a range, each element by one ulp either way */
+        for (size_t i = a; i < a + len; i++) ln_store(t, x, i, step_ulps(t, ln_load(t, x, i), coin(&h->rng) ? 1 : -1));
+        break;
+    case 2: { /* a range's deviations from the mean scaled by 2 or 1/2 (its exponents) */
+        double f = coin(&h->rng) ? 2.0 : 0.5;
+        for (size_t i = a; i < a + len; i++) ln_store(t, x, i, mean + (ln_load(t, x, i) - mean) * f);
+        break;
+    }
+    case 3: /* a range reflected about the mean (signs of its deviations) */
+        for (size_t i = a; i < a + len; i++) ln_store(t, x, i, 2 * mean - ln_load(t, x, i));
+        break;
+    case 4: { /* the mean offset: every element shifted by sigma * 2^j */
+        double sigma = row_sigma(h, x, mean), shift = ldexp(sigma > 0 ? sigma : 1, (int)below(&h->rng, 31) - 10);
+        if (coin(&h->rng)) shift = -shift;
+        for (size_t i = 0; i < D; i++) ln_store(t, x, i, ln_load(t, x, i) + shift);
+        break;
+    }
+    case 5: /* element order: a range reversed, or two elements swapped */
+        if (coin(&h->rng))
+            for (size_t i = 0; i < len / 2; i++) swap_elements(h, x, a + i, a + len - 1 - i);
+        else swap_elements(h, x, a, below(&h->rng, D));
+        break;
+    case 6: { /* toward the edges of the format: the whole row scaled by 2^j */
+        int j = 1 + (int)below(&h->rng, ln_fmt(t)->emax / 4 + 1);
+        for (size_t i = 0; i < D; i++) ln_store(t, x, i, ldexp(ln_load(t, x, i), coin(&h->rng) ? j : -j));
+        break;
+    }
+    default: /* a range copied from another good row */
+        memcpy((char *)x + a * h->es, (const char *)other + a * h->es, len * h->es);
+        break;
+    }
+}
+
+/* ---- constructions ---- */
+
+/* Grows the row element by element: element i takes, among its value and its neighbours up to
+ * 3 ulps away, the one that maximises the kernel's normwise error on the prefix x[0..i]. The
+ * rounding errors of a reduction then pile up in one direction instead of cancelling like a
+ * random walk (about n u instead of sqrt(n) u); each later choice leaves the earlier partial
+ * results alone wherever the kernel reduces from the left. Stops at the deadline. */
+static void grow_prefix(hunt *h, void *x, double deadline, uint64_t evals_end)
+{
+    const size_t first = h->D < 16 ? 1 : 16;
+    for (size_t i = first; i < h->D; i++) {
+        if ((h->c->seconds > 0 && now_seconds() > deadline) || (h->c->evals && h->evals >= evals_end)) return;
+        double v0 = ln_load(h->t, x, i), best_v = v0, best = -1;
+        for (int d = -3; d <= 3; d++) {
+            double v = step_ulps(h->t, v0, d);
+            ln_store(h->t, x, i, v);
+            score s;
+            evaluate(h, x, i + 1, 0, &s);
+            double o = s.nonfinite ? INFINITY : s.max_norm;
+            if (o > best) best = o, best_v = v;
+        }
+        ln_store(h->t, x, i, best_v);
+    }
+}
+
+/* y_j from the row's sums S1 = sum x and S2 = sum x^2 (double-double, updated in O(1) when one
+ * element changes): accurate to about kappa^2 2^-106, ample for steering toward a midpoint. */
+static dd output_from_sums(const hunt *h, size_t j, double xj, dd s1, dd s2)
+{
+    double n = (double)h->D;
+    dd m = dd_div_d(s1, n);
+    dd var = dd_add(dd_div_d(s2, n), dd_neg(dd_mul(m, m)));
+    dd y = dd_mul(dd_add(dd_from(xj), dd_neg(m)), dd_rsqrt(dd_add(var, dd_from(h->c->eps))));
+    if (h->gamma) y = dd_mul(y, dd_from(ln_load(h->t, h->gamma, j)));
+    if (h->beta) y = dd_add(y, dd_from(ln_load(h->t, h->beta, j)));
+    return y;
+}
+
+/* Steers output j to within 2^-34 ulp of a rounding midpoint, on the side given, by moving
+ * other elements by log-uniform numbers of ulps (each move shifts the mean and the variance,
+ * so y_j, by a different small amount; a move is kept when it brings y_j closer). A kernel that
+ * computes y_j in a wider format and rounds once then misrounds it whenever its own error, a
+ * few 2^-30 ulp, points the other way: about half of the attempts. */
+static void steer_to_tie(hunt *h, void *x, size_t trials)
+{
+    ln_dtype t = h->t;
+    size_t D = h->D, j = below(&h->rng, D);
+    if (D < 3) return;
+    dd s1 = {0, 0}, s2 = {0, 0};
+    for (size_t i = 0; i < D; i++) {
+        double v = ln_load(t, x, i);
+        s1 = dd_add(s1, dd_from(v));
+        s2 = dd_add(s2, dd_mul(dd_from(v), dd_from(v)));
+    }
+    double xj = ln_load(t, x, j);
+    dd y = output_from_sums(h, j, xj, s1, s2);
+    if (!isfinite(y.hi) || y.hi == 0) return;
+    double q = ln_ulp(t, y.hi), mid = floor(y.hi / q) * q + q / 2;
+    double side = coin(&h->rng) ? 1 : -1, target = side * 0x1p-34;
+    /* distance to the target in ulps of y_j's format */
+#define TIE_COST(yy) fabs(((yy).hi - mid) / q + (yy).lo / q - target)
+    double cost = TIE_COST(y);
+    for (size_t it = 0; it < trials && cost > 0x1p-37; it++) {
+        size_t k = below(&h->rng, D);
+        if (k == j) continue;
+        double old = ln_load(t, x, k);
+        double v = step_ulps(t, old, ldexp(coin(&h->rng) ? 1.0 : -1.0, (int)below(&h->rng, 13)));
+        if (!isfinite(v)) continue;
+        ln_store(t, x, k, v);
+        v = ln_load(t, x, k);
+        dd n1 = dd_add(s1, dd_add(dd_from(v), dd_from(-old)));
+        dd n2 = dd_add(s2, dd_add(dd_mul(dd_from(v), dd_from(v)), dd_neg(dd_mul(dd_from(old), dd_from(old)))));
+        dd ny = output_from_sums(h, j, xj, n1, n2);
+        double c = TIE_COST(ny);
+        if (c < cost && fabs(ny.hi - mid) < q) cost = c, s1 = n1, s2 = n2;
+        else ln_store(t, x, k, old);
+    }
+#undef TIE_COST
+}
+
+/* ---- the search ---- */
+
+typedef struct {
+    void *x;
+    score s;
+    double o;
+    char dist[256];
+} entry;
+
+/* Keeps in pool (POOL entries, best first) the best rows, at most one per distribution so that
+ * the starts differ; returns 1 if x entered. */
+static int pool_offer(hunt *h, entry *pool, int obj, const void *x, const score *s, const char *dist)
+{
+    double o = objective(obj, s);
+    if (o < 0) return 0;
+    int last = POOL - 1;
+    for (int i = 0; i < POOL; i++)
+        if (pool[i].o >= 0 && !strcmp(pool[i].dist, dist)) {
+            if (!(o > pool[i].o)) return 0;
+            last = i; /* this distribution's row is the one replaced */
+            break;
+        }
+    if (!(o > pool[last].o)) return 0;
+    int at = last;
+    void *spare = pool[last].x;
+    while (at > 0 && o > pool[at - 1].o) {
+        pool[at] = pool[at - 1];
+        at--;
+    }
+    pool[at].x = spare;
+    memcpy(pool[at].x, x, h->D * h->es);
+    pool[at].s = *s;
+    pool[at].o = o;
+    snprintf(pool[at].dist, sizeof pool[at].dist, "%s", dist);
+    return 1;
+}
+
+static void report_progress(hunt *h, unsigned start, int force)
+{
+    double now = now_seconds();
+    if (!h->c->progress || (!force && now - h->last_report < 1.0)) return;
+    h->last_report = now;
+    fprintf(stderr, "hunt %s D=%zu: start %u, %llu evaluations (%.0f/s), worst ratio %.4g (max_norm %.4g u), "
+            "worst max_ulp %.6g\n", h->c->k->name, h->D, start, (unsigned long long)h->evals,
+            (double)h->evals / fmax(now - h->t0, 1e-9), h->best[OBJ_RATIO].ratio, h->best[OBJ_RATIO].max_norm,
+            h->best[OBJ_ULP].max_ulp);
+}
+
+static int out_of_budget(const hunt *h, uint64_t evals_end, double deadline)
+{
+    if (h->c->evals && h->evals >= evals_end) return 1;
+    return h->c->seconds > 0 && now_seconds() >= deadline;
+}
+
+/* Confirms a row with the MPFR reference into f (x copied). */
+static void confirm(hunt *h, const void *x, ln_hunt_find *f)
+{
+    if (!x) {
+        f->verdict = "none";
+        f->max_norm = f->max_ulp = f->kappa = f->bound = f->ratio = NAN;
+        return;
+    }
+    score s;
+    evaluate(h, x, h->D, 1, &s);
+    f->x = malloc(h->D * h->es);
+    if (!f->x) ln_die("out of memory");
+    memcpy(f->x, x, h->D * h->es);
+    f->max_norm = s.max_norm, f->max_ulp = s.max_ulp, f->kappa = s.kappa, f->nonfinite = s.nonfinite;
+    f->bound = s.bound, f->ratio = h->c->k->bound ? s.ratio : NAN;
+    f->verdict = verdict(h->c->k, &s);
+}
+
+void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
+{
+    memset(r, 0, sizeof *r);
+    hunt h = {.c = c, .t = c->k->dtype, .D = c->D, .es = ln_fmt(c->k->dtype)->size, .t0 = now_seconds()};
+    h.last_report = h.t0;
+    size_t D = c->D, bytes = D * h.es;
+    h.gamma = malloc(bytes), h.beta = malloc(bytes), h.y_ref = malloc(bytes);
+    h.y_hi = malloc(D * sizeof *h.y_hi), h.y_lo = malloc(D * sizeof *h.y_lo);
+    entry pool[NOBJ][POOL];
+    void *rows = malloc(START_ROWS * bytes), *cur = malloc(bytes), *cand = malloc(bytes), *best_x[NOBJ];
+    if (!h.gamma || !h.beta || !h.y_ref || !h.y_hi || !h.y_lo || !rows || !cur || !cand) ln_die("out of memory");
+    for (int o = 0; o < NOBJ; o++) {
+        best_x[o] = malloc(bytes);
+        for (int i = 0; i < POOL; i++) {
+            pool[o][i] = (entry){.x = malloc(bytes), .o = -1};
+            if (!pool[o][i].x || !best_x[o]) ln_die("out of memory");
+        }
+        h.best[o].ratio = h.best[o].max_norm = h.best[o].max_ulp = NAN;
+    }
+    ln_affine_fill(h.t, D, c->seed, h.gamma, h.beta);
+
+    /* 1. the built-in distributions: every row scored; the best kept as starts and as baseline */
+    size_t ndist;
+    char **dists = ln_split_list(ln_hunt_start_dists, "dists", &ndist);
+    for (size_t di = 0; di < ndist; di++) {
+        ln_dist d;
+        ln_dist_parse(dists[di], &d);
+        ln_dist_fill(&d, h.t, START_ROWS, D, c->seed, rows);
+        for (size_t row = 0; row < START_ROWS; row++) {
+            const char *x = (const char *)rows + row * bytes;
+            score s;
+            evaluate(&h, x, D, 0, &s);
+            for (int o = 0; o < NOBJ; o++) pool_offer(&h, pool[o], o, x, &s, d.spec);
+        }
+        ln_dist_free(&d);
+    }
+    free(dists);
+    entry builtin[NOBJ];
+    for (int o = 0; o < NOBJ; o++) {
+        builtin[o] = pool[o][0];
+        builtin[o].x = pool[o][0].o >= 0 ? malloc(bytes) : NULL;
+        if (builtin[o].x) memcpy(builtin[o].x, pool[o][0].x, bytes);
+        memcpy(best_x[o], pool[o][0].x, bytes);
+        h.best[o] = pool[o][0].s;
+    }
+    double best_o[NOBJ] = {pool[OBJ_RATIO][0].o, pool[OBJ_ULP][0].o};
+
+    /* 2. the starts this shard runs, each with an equal share of the budget */
+    unsigned mine = 0;
+    for (unsigned s = 0; s < c->starts; s++) mine += ln_shard_takes(c->shard, s);
+    double t_search = now_seconds();
+    for (unsigned s = 0, done = 0; s < c->starts; s++) {
+        if (!ln_shard_takes(c->shard, s)) continue;
+        h.rng = c->seed * 0x9e3779b97f4a7c15u + s;
+        uint64_t evals_end = h.evals + (c->evals ? c->evals / c->starts : 0);
+        double deadline = t_search + c->seconds * (double)(done + 1) / (double)mine;
+        done++;
+        for (int o = 0; o < NOBJ; o++) {
+            entry *from = &pool[o][s % POOL];
+            if (from->o < 0) from = &pool[o][0];
+            if (from->o < 0) continue; /* no built-in row inside the domain */
+            memcpy(cur, from->x, bytes);
+            score cs = from->s;
+            double co = from->o;
+            /* half of the budget of each objective; the rest to the other */
+            double obj_deadline = o == OBJ_RATIO ? deadline - (deadline - now_seconds()) / 2 : deadline;
+            uint64_t obj_evals_end = o == OBJ_RATIO ? h.evals + (evals_end - h.evals) / 2 : evals_end;
+            if (o == OBJ_RATIO) {
+                memcpy(cand, cur, bytes);
+                grow_prefix(&h, cand, obj_deadline - (obj_deadline - now_seconds()) / 2,
+                            h.evals + (obj_evals_end - h.evals) / 2);
+                score ns;
+                evaluate(&h, cand, D, 0, &ns);
+                double no = objective(o, &ns);
+                if (no > co) memcpy(cur, cand, bytes), cs = ns, co = no;
+            }
+            while (!out_of_budget(&h, obj_evals_end, obj_deadline) && !(c->evals == 0 && c->seconds <= 0)) {
+                memcpy(cand, cur, bytes);
+                if (o == OBJ_ULP && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
+                else {
+                    const entry *other = &pool[o][below(&h.rng, POOL)];
+                    random_move(&h, cand, other->o >= 0 ? other->x : cur);
+                }
+                score ns;
+                evaluate(&h, cand, D, 0, &ns);
+                double no = objective(o, &ns);
+                if (no >= co) memcpy(cur, cand, bytes), cs = ns, co = no;
+                if (co > best_o[o]) best_o[o] = co, h.best[o] = cs, memcpy(best_x[o], cur, bytes);
+                report_progress(&h, s, 0);
+            }
+            if (co > best_o[o]) best_o[o] = co, h.best[o] = cs, memcpy(best_x[o], cur, bytes);
+        }
+        report_progress(&h, s, 1);
+    }
+
+    /* 3. the MPFR reference on the rows reported */
+    r->gamma = h.gamma, r->beta = h.beta;
+    confirm(&h, best_o[OBJ_RATIO] >= 0 ? best_x[OBJ_RATIO] : NULL, &r->worst_ratio);
+    confirm(&h, best_o[OBJ_ULP] >= 0 ? best_x[OBJ_ULP] : NULL, &r->worst_ulp);
+    confirm(&h, builtin[OBJ_RATIO].x, &r->builtin_ratio);
+    confirm(&h, builtin[OBJ_ULP].x, &r->builtin_ulp);
+    snprintf(r->builtin_ratio_dist, sizeof r->builtin_ratio_dist, "%s", builtin[OBJ_RATIO].dist);
+    snprintf(r->builtin_ulp_dist, sizeof r->builtin_ulp_dist, "%s", builtin[OBJ_ULP].dist);
+    r->evals = h.evals;
+    r->seconds = now_seconds() - h.t0;
+
+    for (int o = 0; o < NOBJ; o++) {
+        free(builtin[o].x);
+        free(best_x[o]);
+        for (int i = 0; i < POOL; i++) free(pool[o][i].x);
+    }
+    free(rows), free(cur), free(cand);
+    free(h.y_ref), free(h.y_hi), free(h.y_lo);
+}
+
+void ln_hunt_result_free(ln_hunt_result *r)
+{
+    free(r->worst_ratio.x), free(r->worst_ulp.x), free(r->builtin_ratio.x), free(r->builtin_ulp.x);
+    free(r->gamma), free(r->beta);
+    memset(r, 0, sizeof *r);
+}

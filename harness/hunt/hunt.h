@@ -1,0 +1,69 @@
+/* Worst-case input search (`lnbench hunt`): rows that maximise a kernel's normwise error
+ * relative to its claimed bound, and, separately, its largest ulp error.
+ *
+ * The search starts from the built-in distributions (each row of `lnbench accuracy --rows 16`
+ * at the same D, eps and seed: their worst is also the baseline hunt is compared with), keeps
+ * the best rows and improves them by local moves (elements nudged by ulps, ranges scaled by
+ * powers of two or reflected about the mean, the mean offset, element order, rows scaled toward
+ * the format's edges, ranges copied between rows), plus two constructions: a row grown element
+ * by element, each chosen among its neighbours to maximise the kernel's error on the prefix
+ * (rounding errors of a reduction made to pile up the same way), and near-ties of the final
+ * rounding (an output steered to within 2^-34 ulp of a rounding midpoint through the row's
+ * mean and variance). Candidates are scored against a double-double reference (screen.h); the
+ * best rows are confirmed with the MPFR reference, and only confirmed figures are reported.
+ *
+ * Deterministic for a given seed and --evals budget (a time budget stops wherever the clock
+ * says); the search is split into independent starts, so shards (start s runs on shard
+ * s mod N) together do exactly the single-machine work. */
+#ifndef LN_HUNT_H
+#define LN_HUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "kernel.h"
+
+typedef struct {
+    const ln_kernel *k;
+    size_t D;
+    double eps;
+    uint64_t seed;
+    double seconds;       /* time budget of the search, 0 = none */
+    uint64_t evals;       /* evaluation budget of the search (deterministic), 0 = none */
+    unsigned starts;      /* independent searches, each from another of the best built-in rows */
+    ln_shard shard;       /* run only the starts this shard takes (cli.h) */
+    int progress;         /* a status line on stderr about once a second */
+} ln_hunt_config;
+
+/* One found row, measured with the MPFR reference. */
+typedef struct {
+    void *x;              /* D elements of the kernel's dtype; NULL if no row was in the domain */
+    double max_norm, max_ulp, kappa;
+    size_t nonfinite;
+    double bound;         /* the claimed bound at (D, kappa); NaN when the kernel claims none */
+    double ratio;         /* max_norm / bound; NaN without a bound; Inf for non-finite outputs */
+    const char *verdict;  /* pass, fail (bound broken), outside (row outside the bound's domain),
+                             none (no bound claimed) */
+} ln_hunt_find;
+
+typedef struct {
+    ln_hunt_find worst_ratio, worst_ulp;  /* the searched rows */
+    ln_hunt_find builtin_ratio, builtin_ulp; /* the worst rows of the built-in distributions */
+    char builtin_ratio_dist[256], builtin_ulp_dist[256];
+    void *gamma, *beta;   /* the affine parameters every row was measured with (harness draws) */
+    double seconds;       /* wall time */
+    uint64_t evals;       /* kernel runs scored */
+} ln_hunt_result;
+
+/* The built-in distributions the search starts from, comma-separated. */
+extern const char ln_hunt_start_dists[];
+
+void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r);
+void ln_hunt_result_free(ln_hunt_result *r);
+
+/* The bound hunt judges a row by: NaN when k claims none there (the one place that reads the
+ * kernel's bound). */
+double ln_hunt_bound(const ln_kernel *k, size_t D, double kappa);
+
+#endif

@@ -1,0 +1,204 @@
+/* lnbench hunt: searches for each selected kernel's worst rows (harness/hunt/hunt.h), reports
+ * them confirmed by the MPFR reference, and keeps them as .npy rows and as replay files. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hunt.h"
+#include "meta.h"
+#include "npy.h"
+#include "outfile.h"
+#include "replay.h"
+#include "verbs.h"
+
+static const char hunt_help[] =
+    "usage: lnbench hunt [options]\n"
+    "Searches for the rows on which a kernel's error is largest relative to the bound it claims,\n"
+    "and, separately, its largest ulp error: starting from every row of the built-in distributions\n"
+    "(the baseline it is compared with), by local moves and constructions, scored in double-double\n"
+    "and confirmed with the MPFR reference (docs/hunt.md).\n"
+    "  --kernel LIST   kernel names or globs, comma-separated      (default: every kernel this CPU runs)\n"
+    "  --D N           row length                                  (default: 768)\n"
+    "  --eps E         epsilon added to the variance               (default: 1e-5)\n"
+    "  --seconds S     search time per kernel                      (default: 30)\n"
+    "  --evals N       search budget in kernel runs instead: the same seed and N give the same rows\n"
+    "                  on every machine                            (default: none)\n"
+    "  --starts N      independent searches the budget is split over (default: 4)\n"
+    "  --seed N        seed of the built-in rows, gamma/beta and the moves (default: 1)\n"
+    "  --shard K/N     run the starts s with s mod N = K - 1 (N machines: K = 1..N; docs/shards.md)\n"
+    "  --out DIR       the rows found: DIR/<kernel>-D<D>-eps<eps>-{ratio,ulp}.npy (loadable with\n"
+    "                  --dist file:PATH), -gamma.npy, -beta.npy, and the replay files\n"
+    "                  DIR/<kernel>-D<D>-eps<eps>-{ratio,ulp} (tests/regress/fuzz_kernels/ format)\n"
+    "                                                              (default: results/hunt)\n"
+    "  --csv FILE      one row per kernel (results/README.md)     (default: DIR/hunt.csv)\n"
+    "  --quiet         no progress on stderr\n"
+    "  --help          this text\n"
+    "Exit status 0 when every verdict is pass, outside or none; 1 when a kernel broke its bound.\n";
+
+static const char csv_header[] =
+    "kernel,dtype,D,eps,seed,max_norm,bound,kappa,ratio,builtin_ratio,builtin_ratio_dist,gain,max_ulp,"
+    "builtin_max_ulp,builtin_ulp_dist,verdict,ulp_row_verdict,seconds,evaluations,shard,repro,repro_ulp";
+
+/* The shortest decimal that reads back as v: "1e-05", not "1.0000000000000001e-05". */
+static const char *shortest(double v, char *buf, size_t len)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+/* The file stem of a kernel's rows: DIR/<kernel>-D<D>-eps<eps>[-shardKofN]. */
+static void stem(char *buf, size_t len, const char *dir, const ln_kernel *k, size_t D, double eps, ln_shard sh)
+{
+    int n = snprintf(buf, len, "%s/%s-D%zu-eps%g", dir, k->name, D, eps);
+    if (sh.count > 1 && n > 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "-shard%uof%u", sh.index + 1, sh.count);
+}
+
+/* Writes a find's row (as exact doubles, for --dist file:) and its replay file; puts the
+ * command that measures the row again into repro. */
+static void write_find(const char *st, const char *what, const ln_kernel *k, size_t D, double eps,
+                       const ln_hunt_result *r, const ln_hunt_find *f, char *repro, size_t len)
+{
+    repro[0] = 0;
+    if (!f->x) return;
+    char path[4300];
+    double *row = malloc(D * sizeof *row);
+    if (!row) ln_die("out of memory");
+    for (size_t i = 0; i < D; i++) row[i] = ln_load(k->dtype, f->x, i);
+    snprintf(path, sizeof path, "%s-%s.npy", st, what);
+    ln_npy_write(path, LN_F64, 2, 1, D, row);
+    free(row);
+    snprintf(path, sizeof path, "%s-%s", st, what);
+    ln_replay_write_row(path, k->dtype, D, f->x, r->gamma, r->beta, eps);
+    char e[32];
+    snprintf(repro, len, "lnbench accuracy --kernels %s --dist file:%s-%s.npy --gamma %s-gamma.npy --beta %s-beta.npy --eps %s",
+             k->name, st, what, st, st, shortest(eps, e, sizeof e));
+}
+
+static void write_vector(const char *st, const char *what, const ln_kernel *k, size_t D, const void *v)
+{
+    char path[4300];
+    double *row = malloc(D * sizeof *row);
+    if (!row) ln_die("out of memory");
+    for (size_t i = 0; i < D; i++) row[i] = ln_load(k->dtype, v, i);
+    snprintf(path, sizeof path, "%s-%s.npy", st, what);
+    ln_npy_write(path, LN_F64, 1, 1, D, row);
+    free(row);
+}
+
+static void csv_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int cmd_hunt(int argc, char **argv)
+{
+    enum { O_KERNEL = 1, O_D, O_EPS, O_SECONDS, O_EVALS, O_STARTS, O_SEED, O_SHARD, O_OUT, O_CSV, O_QUIET, O_HELP };
+    static const struct option opts[] = {
+        {"kernel", required_argument, 0, O_KERNEL}, {"kernels", required_argument, 0, O_KERNEL},
+        {"D", required_argument, 0, O_D},           {"eps", required_argument, 0, O_EPS},
+        {"seconds", required_argument, 0, O_SECONDS}, {"evals", required_argument, 0, O_EVALS},
+        {"starts", required_argument, 0, O_STARTS}, {"seed", required_argument, 0, O_SEED},
+        {"shard", required_argument, 0, O_SHARD},   {"out", required_argument, 0, O_OUT},
+        {"csv", required_argument, 0, O_CSV},       {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+    const char *kernels = "*", *out_dir = "results/hunt", *csv_path = NULL;
+    ln_hunt_config cfg = {.D = 768, .eps = 1e-5, .seed = 1, .seconds = 30, .starts = 4, .shard = {0, 1}, .progress = 1};
+    int evals_given = 0, seconds_given = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_KERNEL: kernels = optarg; break;
+        case O_D: cfg.D = (size_t)ln_parse_int(optarg, "--D", 2, 65535); break;
+        case O_EPS:
+            cfg.eps = ln_parse_double(optarg, "--eps");
+            if (!(cfg.eps >= 0)) ln_die_usage("--eps: %s is negative; eps must be >= 0", optarg);
+            break;
+        case O_SECONDS:
+            cfg.seconds = ln_parse_double(optarg, "--seconds");
+            if (!(cfg.seconds > 0)) ln_die_usage("--seconds: %s is not positive", optarg);
+            seconds_given = 1;
+            break;
+        case O_EVALS: cfg.evals = (uint64_t)ln_parse_int(optarg, "--evals", 1, INT64_MAX), evals_given = 1; break;
+        case O_STARTS: cfg.starts = (unsigned)ln_parse_int(optarg, "--starts", 1, 1 << 20); break;
+        case O_SEED: cfg.seed = (uint64_t)ln_parse_int(optarg, "--seed", 0, INT64_MAX); break;
+        case O_SHARD: cfg.shard = ln_parse_shard(optarg); break;
+        case O_OUT: out_dir = optarg; break;
+        case O_CSV: csv_path = optarg; break;
+        case O_QUIET: cfg.progress = 0; break;
+        case O_HELP: fputs(hunt_help, stdout); return 0;
+        default: ln_die_usage("hunt: unknown option or missing value '%s'; see 'lnbench hunt --help'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) ln_die_usage("hunt: unexpected argument '%s'", argv[optind]);
+    if (evals_given && seconds_given) ln_die_usage("hunt: give --seconds or --evals, not both");
+    if (evals_given) cfg.seconds = 0;
+
+    const ln_kernel **ks;
+    size_t nk = ln_select_kernels(kernels, &ks, 0);
+    if (nk == 0) ln_die_usage("--kernel: none of the selected kernels runs on this CPU");
+    char csv_default[4200], meta_path[4300];
+    if (!csv_path) {
+        snprintf(csv_default, sizeof csv_default, "%s/hunt.csv", out_dir);
+        csv_path = csv_default;
+    }
+    snprintf(meta_path, sizeof meta_path, "%s.meta.json", csv_path);
+    ln_outfile out, meta;
+    ln_out_open(&out, csv_path); /* also creates out_dir when the CSV is in it */
+    ln_out_open(&meta, meta_path);
+    fprintf(out.f, "%s\n", csv_header);
+
+    int failed = 0;
+    for (size_t i = 0; i < nk; i++) {
+        cfg.k = ks[i];
+        ln_hunt_result r;
+        ln_hunt_run(&cfg, &r);
+        char st[4200], repro[9000], repro_ulp[9000];
+        stem(st, sizeof st, out_dir, ks[i], cfg.D, cfg.eps, cfg.shard);
+        write_vector(st, "gamma", ks[i], cfg.D, r.gamma);
+        write_vector(st, "beta", ks[i], cfg.D, r.beta);
+        write_find(st, "ratio", ks[i], cfg.D, cfg.eps, &r, &r.worst_ratio, repro, sizeof repro);
+        write_find(st, "ulp", ks[i], cfg.D, cfg.eps, &r, &r.worst_ulp, repro_ulp, sizeof repro_ulp);
+        const ln_hunt_find *w = &r.worst_ratio, *u = &r.worst_ulp;
+        const char *verdict = !strcmp(u->verdict, "fail") ? "fail" : w->verdict;
+        failed |= !strcmp(verdict, "fail");
+        double gain = w->ratio / r.builtin_ratio.ratio;
+        printf("%s D=%zu eps=%g: worst ratio %.4g (max_norm %.4g u, bound %.4g u, kappa %.3g), %.3gx the built-in worst "
+               "%.4g (%s); verdict %s\n",
+               ks[i]->name, cfg.D, cfg.eps, w->ratio, w->max_norm, w->bound, w->kappa, gain, r.builtin_ratio.ratio,
+               r.builtin_ratio_dist, verdict);
+        printf("  worst max_ulp %.10g (built-in worst %.10g, %s)%s\n", u->max_ulp, r.builtin_ulp.max_ulp,
+               r.builtin_ulp_dist, u->max_ulp > 0.5 && r.builtin_ulp.max_ulp <= 0.5 ? ": not correctly rounded" : "");
+        printf("  %llu evaluations in %.1f s; rows in %s-{ratio,ulp}.npy\n  repro: %s\n  repro (ulp): %s\n",
+               (unsigned long long)r.evals, r.seconds, st, repro, repro_ulp);
+        printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);
+        fflush(stdout);
+        fprintf(out.f, "%s,%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%u/%u,",
+                ks[i]->name, ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm,
+                w->bound, w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
+                r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds,
+                (unsigned long long)r.evals, cfg.shard.index + 1, cfg.shard.count);
+        csv_quoted(out.f, repro);
+        fputc(',', out.f);
+        csv_quoted(out.f, repro_ulp);
+        fputc('\n', out.f);
+        ln_hunt_result_free(&r);
+    }
+    ln_meta_write_json(meta.f, cfg.seed, argc + 1, argv - 1);
+    fputc('\n', meta.f);
+    ln_out_commit(&meta);
+    ln_out_commit(&out);
+    free(ks);
+    return failed;
+}

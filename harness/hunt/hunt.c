@@ -151,7 +151,7 @@ static void random_move(hunt *h, void *x, const void *other)
     size_t D = h->D, a = below(&h->rng, D), len = 1 + below(&h->rng, D / 8 + 1);
     if (a + len > D) len = D - a;
     double mean = row_mean(h, x);
-    switch (below(&h->rng, 8)) {
+    switch (below(&h->rng, 10)) {
     case 0: /* one element by a few ulps */
         ln_store(t, x, a, step_ulps(t, ln_load(t, x, a), (double)(1 + below(&h->rng, 4)) * (coin(&h->rng) ? 1 : -1)));
         break;
@@ -182,6 +182,26 @@ static void random_move(hunt *h, void *x, const void *other)
         for (size_t i = 0; i < D; i++) ln_store(t, x, i, ldexp(ln_load(t, x, i), coin(&h->rng) ? j : -j));
         break;
     }
+    case 7: { /* a cancelling pair: +B and about -B, B beyond the row's largest value, so that a
+               * sum of the row passes through large partial results that absorb the others'
+               * low bits (a sum whose condition number sum|x| / |sum x| is large) */
+        double big = 0;
+        for (size_t i = 0; i < D; i++) big = fmax(big, fabs(ln_load(t, x, i)));
+        big = ldexp(big > 0 ? big : 1, 1 + (int)below(&h->rng, 8)) * (coin(&h->rng) ? 1 : -1);
+        size_t b = below(&h->rng, D);
+        ln_store(t, x, a, big);
+        ln_store(t, x, b, step_ulps(t, -ln_load(t, x, a), (double)below(&h->rng, 64) - 32));
+        break;
+    }
+    case 8: { /* the tails clipped: deviations beyond c sigma pulled in to c sigma, which lowers
+               * max|y| and so raises every normwise error (the worst rows have |xhat| ~ 1) */
+        double sigma = row_sigma(h, x, mean), lim = sigma * (1.0 + (double)below(&h->rng, 16) / 8.0);
+        for (size_t i = 0; i < D; i++) {
+            double d = ln_load(t, x, i) - mean;
+            if (fabs(d) > lim) ln_store(t, x, i, mean + copysign(lim, d));
+        }
+        break;
+    }
     default: /* a range copied from another good row */
         memcpy((char *)x + a * h->es, (const char *)other + a * h->es, len * h->es);
         break;
@@ -189,29 +209,6 @@ static void random_move(hunt *h, void *x, const void *other)
 }
 
 /* ---- constructions ---- */
-
-/* Grows the row element by element: element i takes, among its value and its neighbours up to
- * 3 ulps away, the one that maximises the kernel's normwise error on the prefix x[0..i]. The
- * rounding errors of a reduction then pile up in one direction instead of cancelling like a
- * random walk (about n u instead of sqrt(n) u); each later choice leaves the earlier partial
- * results alone wherever the kernel reduces from the left. Stops at the deadline. */
-static void grow_prefix(hunt *h, void *x, double deadline, uint64_t evals_end)
-{
-    const size_t first = h->D < 16 ? 1 : 16;
-    for (size_t i = first; i < h->D; i++) {
-        if ((h->c->seconds > 0 && now_seconds() > deadline) || (h->c->evals && h->evals >= evals_end)) return;
-        double v0 = ln_load(h->t, x, i), best_v = v0, best = -1;
-        for (int d = -3; d <= 3; d++) {
-            double v = step_ulps(h->t, v0, d);
-            ln_store(h->t, x, i, v);
-            score s;
-            evaluate(h, x, i + 1, 0, &s);
-            double o = s.nonfinite ? INFINITY : s.max_norm;
-            if (o > best) best = o, best_v = v;
-        }
-        ln_store(h->t, x, i, best_v);
-    }
-}
 
 /* y_j from the row's sums S1 = sum x and S2 = sum x^2 (double-double, updated in O(1) when one
  * element changes): accurate to about kappa^2 2^-106, ample for steering toward a midpoint. */
@@ -407,18 +404,10 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
             /* half of the budget of each objective; the rest to the other */
             double obj_deadline = o == OBJ_RATIO ? deadline - (deadline - now_seconds()) / 2 : deadline;
             uint64_t obj_evals_end = o == OBJ_RATIO ? h.evals + (evals_end - h.evals) / 2 : evals_end;
-            if (o == OBJ_RATIO) {
-                memcpy(cand, cur, bytes);
-                grow_prefix(&h, cand, obj_deadline - (obj_deadline - now_seconds()) / 2,
-                            h.evals + (obj_evals_end - h.evals) / 2);
-                score ns;
-                evaluate(&h, cand, D, 0, &ns);
-                double no = objective(o, &ns);
-                if (no > co) memcpy(cur, cand, bytes), cs = ns, co = no;
-            }
             while (!out_of_budget(&h, obj_evals_end, obj_deadline) && !(c->evals == 0 && c->seconds <= 0)) {
                 memcpy(cand, cur, bytes);
-                if (o == OBJ_ULP && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
+                /* near-ties matter only to a kernel whose outputs are (almost) correctly rounded */
+                if (o == OBJ_ULP && co < 1 && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
                 else {
                     const entry *other = &pool[o][below(&h.rng, POOL)];
                     random_move(&h, cand, other->o >= 0 ? other->x : cur);

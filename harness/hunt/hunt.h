@@ -5,11 +5,9 @@
  * at the same D, eps and seed: their worst is also the baseline hunt is compared with), keeps
  * the best rows and improves them by local moves (elements nudged by ulps, ranges scaled by
  * powers of two or reflected about the mean, the mean offset, element order, rows scaled toward
- * the format's edges, ranges copied between rows), plus two constructions: a row grown element
- * by element, each chosen among its neighbours to maximise the kernel's error on the prefix
- * (rounding errors of a reduction made to pile up the same way), and near-ties of the final
- * rounding (an output steered to within 2^-34 ulp of a rounding midpoint through the row's
- * mean and variance). Candidates are scored against a double-double reference (screen.h); the
+ * the format's edges, cancelling pairs of large values, ranges copied between rows) and by
+ * constructing near-ties of the final rounding (an output steered to within 2^-34 ulp of a
+ * rounding midpoint through the row's mean and variance). Candidates are scored against a double-double reference (screen.h); the
  * best rows are confirmed with the MPFR reference, and only confirmed figures are reported.
  *
  * Deterministic for a given seed and --evals budget (a time budget stops wherever the clock

@@ -23,7 +23,7 @@ INC_common := -Icommon
 INC_kernels := -Icommon -Ikernels
 INC_reference := -Icommon -Ireference
 INC_all := -Icommon -Ikernels -Ireference $(HARNESS_DIRS:%=-I%)
-LDLIBS := -lmpfr -lgmp -lbenchmark -ljansson -lpthread -lm
+LDLIBS := -lmpfr -lgmp -lbenchmark -ljansson -lpthread -lm -ldl
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -129,8 +129,21 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
-test: $(TEST_BIN) $(BUILD)/lnbench
-	@LNBENCH=$(BUILD)/lnbench tests/run.sh $(TEST_BIN)
+test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD)
+	@LNBENCH=$(BUILD)/lnbench LNBENCH_PLUGIN_DIR=$(BUILD) tests/run.sh $(TEST_BIN)
+
+# `make plugin-example`: examples/plugin/ built as a shared library that `lnbench --plugin` loads
+# (docs/plugins.md). Plugins are built without the sanitizers: any lnbench build loads them.
+PLUGIN_FLAGS := $(CFLAGS_BASE) -fPIC -shared $(INC_kernels)
+PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
+.PHONY: plugin-example
+plugin-example: $(BUILD)/plugin-example.so
+$(BUILD)/plugin-example.so: examples/plugin/f32-example-twopass.c kernels/kernel.h kernels/bounds.h common/dtype.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
+$(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
 # cache- and memory-resident inputs, probes beside) and a one-line-per-kernel summary, all in

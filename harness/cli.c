@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin.h"
 static void vreport(const char *fmt, va_list ap)
 {
     fputs("lnbench: ", stderr);
@@ -145,36 +146,36 @@ const char *ln_did_you_mean(const char *word, const char *const *choices, size_t
 
 size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable)
 {
-    size_t nitems;
+    size_t nitems, nall = ln_kernel_count();
     char **items = ln_split_list(list, "--kernels", &nitems);
-    char *chosen = calloc(ln_num_kernels, 1);
-    const ln_kernel **ks = malloc((ln_num_kernels + 1) * sizeof *ks);
+    char *chosen = calloc(nall, 1);
+    const ln_kernel **ks = malloc((nall + 1) * sizeof *ks);
     if (!chosen || !ks) ln_die("out of memory");
     for (size_t j = 0; j < nitems; j++) {
         int matched = 0;
-        for (size_t i = 0; i < ln_num_kernels; i++)
-            if (fnmatch(items[j], ln_all_kernels[i]->name, 0) == 0) chosen[i] = 1, matched = 1;
+        for (size_t i = 0; i < nall; i++)
+            if (fnmatch(items[j], ln_kernel_at(i)->name, 0) == 0) chosen[i] = 1, matched = 1;
         if (!matched) {
-            const char **names = malloc(ln_num_kernels * sizeof *names);
+            const char **names = malloc(nall * sizeof *names);
             if (!names) ln_die("out of memory");
-            for (size_t i = 0; i < ln_num_kernels; i++) names[i] = ln_all_kernels[i]->name;
-            const char *near = ln_did_you_mean(items[j], names, ln_num_kernels);
+            for (size_t i = 0; i < nall; i++) names[i] = ln_kernel_at(i)->name;
+            const char *near = ln_did_you_mean(items[j], names, nall);
             if (near) fprintf(stderr, "lnbench: --kernels: no kernel named '%s'; did you mean '%s'?\n", items[j], near);
-            else fprintf(stderr, "lnbench: --kernels: no kernel matches '%s' ('lnbench list' shows the %zu kernels)\n", items[j], ln_num_kernels);
+            else fprintf(stderr, "lnbench: --kernels: no kernel matches '%s' ('lnbench list' shows the %zu kernels)\n", items[j], nall);
             free(names), free(items), free(chosen), free(ks); /* so the leak checker keeps exit status 2 */
             exit(LN_EXIT_USAGE);
         }
     }
     size_t n = 0, skipped = 0;
-    for (size_t i = 0; i < ln_num_kernels; i++) {
+    for (size_t i = 0; i < nall; i++) {
         if (!chosen[i]) continue;
-        if (!keep_unavailable && !ln_kernel_available(ln_all_kernels[i])) {
+        if (!keep_unavailable && !ln_kernel_available(ln_kernel_at(i))) {
             /* one line for all of them: the CPU (or LNBENCH_ISA, or a peer library) cannot run them */
             fprintf(stderr, "%s %s", skipped++ ? "," : "lnbench: note: not runnable here (lnbench list says why), skipped:",
-                    ln_all_kernels[i]->name);
+                    ln_kernel_at(i)->name);
             continue;
         }
-        ks[n++] = ln_all_kernels[i];
+        ks[n++] = ln_kernel_at(i);
     }
     if (skipped) fputc('\n', stderr);
     free(chosen);

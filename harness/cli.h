@@ -40,9 +40,9 @@ ln_shard ln_parse_shard(const char *s);
 static inline int ln_shard_takes(ln_shard sh, size_t i) { return sh.count <= 1 || i % sh.count == sh.index; }
 
 /* Kernels matching a comma list of names or globs ("f32-*,f64-twopass-scalar"), in
- * kernels.inc order, each once. A name or glob matching no kernel is a usage error (with the
- * nearest kernel name when it looks misspelt); an empty selection too; kernels
- * not available on this CPU are left out with a note on stderr unless `keep_unavailable`.
+ * kernels.inc order then the plugins' (plugin.h), each once. A name or glob matching no kernel
+ * is a usage error (with the nearest kernel name when it looks misspelt); an empty selection too;
+ * kernels not available on this CPU are left out with a note on stderr unless `keep_unavailable`.
  * Returns the count; *out is malloc'ed. */
 size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable);
 

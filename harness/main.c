@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cpu.h"
 #include "meta.h"
+#include "plugin.h"
 #include "verbs.h"
 
 static const struct {
@@ -30,6 +31,9 @@ static void usage(FILE *f)
     for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].what);
     char caps[256];
     fprintf(f,
+            "\noptions of every verb:\n"
+            "  --plugin PATH  also load the kernels of the shared library PATH (repeatable;\n"
+            "                 docs/plugins.md): listed, measured and timed beside the built-in ones\n"
             "\nenvironment:\n"
             "  LNBENCH_ISA   cap the instruction sets kernels may use, each word allowing the ones\n"
             "                before it: %s (default)\n",
@@ -60,7 +64,10 @@ int main(int argc, char **argv)
         ln_cpu_set_cap(mask);
     }
     for (size_t i = 0; i < NVERBS; i++)
-        if (!strcmp(argv[1], verbs[i].name)) return verbs[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], verbs[i].name)) {
+            argc = ln_plugin_take_args(argc, argv, 2);
+            return verbs[i].run(argc - 1, argv + 1);
+        }
     const char *names[NVERBS];
     for (size_t i = 0; i < NVERBS; i++) names[i] = verbs[i].name;
     const char *near = ln_did_you_mean(argv[1], names, NVERBS);

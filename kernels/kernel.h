@@ -58,6 +58,18 @@ typedef struct ln_kernel {
     int (*usable)(void);
 } ln_kernel;
 
+/* Kernels from outside: a shared library loaded with `lnbench --plugin lib.so` exports
+ *     const ln_plugin ln_plugin_kernels = {LN_ABI_VERSION, count, kernels};
+ * and its kernels are listed, measured and timed beside the built-in ones (docs/plugins.md).
+ * LN_ABI_VERSION changes whenever ln_args, ln_kernel or the LN_ISA_* bits change in layout or
+ * meaning; lnbench refuses a library built for another version. */
+#define LN_ABI_VERSION 1
+typedef struct {
+    int abi_version;                 /* LN_ABI_VERSION of the kernel.h the library was built with */
+    size_t count;
+    const ln_kernel *const *kernels; /* count kernels, each with a unique name and a forward */
+} ln_plugin;
+
 /* Every kernel compiled into this binary, available on this CPU or not, in kernels.inc order. */
 extern const ln_kernel *const ln_all_kernels[];
 extern const size_t ln_num_kernels;

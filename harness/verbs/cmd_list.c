@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cpu.h"
 #include "kernel.h"
+#include "plugin.h"
 #include "verbs.h"
 
 static const char list_help[] =
@@ -27,15 +28,15 @@ int cmd_list(int argc, char **argv)
     if (optind < argc) ln_die_usage("list: unexpected argument '%s'", argv[optind]);
     char isa[128], alg[64];
     int w = 6; /* the name column fits the longest name */
-    for (size_t i = 0; i < ln_num_kernels; i++)
-        if ((int)strlen(ln_all_kernels[i]->name) > w) w = (int)strlen(ln_all_kernels[i]->name);
+    for (size_t i = 0; i < ln_kernel_count(); i++)
+        if ((int)strlen(ln_kernel_at(i)->name) > w) w = (int)strlen(ln_kernel_at(i)->name);
     if (csv) puts("name,dtype,algorithm,isa,available,how");
     else
         printf("CPU: %s; features: %s\n\n%-*s %-5s %-16s %-11s %-5s %s\n", ln_cpu_model(),
                ln_isa_names(ln_cpu_features(), isa, sizeof isa), w, "kernel", "dtype", "algorithm", "isa", "here",
                "how");
-    for (size_t i = 0; i < ln_num_kernels; i++) {
-        const ln_kernel *k = ln_all_kernels[i];
+    for (size_t i = 0; i < ln_kernel_count(); i++) {
+        const ln_kernel *k = ln_kernel_at(i);
         const char *dt = ln_fmt(k->dtype)->name, *here = ln_kernel_available(k) ? "yes" : "no";
         ln_kernel_algorithm(k, alg, sizeof alg);
         if (csv) printf("%s,%s,%s,%s,%s,\"%s\"\n", k->name, dt, alg, ln_kernel_isa_name(k), here, k->how);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "kernel.h"
+#include "plugin.h"
 #include "verbs.h"
 
 static const char summary_help[] =
@@ -179,8 +180,8 @@ int cmd_summary(int argc, char **argv)
         print_number(median_of(&bench, bench_path, probes[i], "memory", "bw_fraction"), 7, 2);
         putchar('\n');
     }
-    for (size_t i = 0; i < ln_num_kernels; i++) {
-        const char *name = ln_all_kernels[i]->name;
+    for (size_t i = 0; i < ln_kernel_count(); i++) {
+        const char *name = ln_kernel_at(i)->name;
         double cache = median_of(&bench, bench_path, name, "cache", "gbps");
         double mem = median_of(&bench, bench_path, name, "memory", "gbps");
         hardest h;

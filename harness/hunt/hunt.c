@@ -223,16 +223,30 @@ static dd output_from_sums(const hunt *h, size_t j, double xj, dd s1, dd s2)
     return y;
 }
 
-/* Steers output j to within 2^-34 ulp of a rounding midpoint, on the side given, by moving
- * other elements by log-uniform numbers of ulps (each move shifts the mean and the variance,
- * so y_j, by a different small amount; a move is kept when it brings y_j closer). A kernel that
- * computes y_j in a wider format and rounds once then misrounds it whenever its own error, a
- * few 2^-30 ulp, points the other way: about half of the attempts. */
+/* Steers output j to within 2^-34 ulp of a rounding midpoint, on the side given, through the
+ * row's mean and variance. A step delta of element k moves y_j by about delta / (D sigma) times
+ * (1 + xhat_j xhat_k): in ulps of y_j, 2^(m - a) / D for a step of 2^m ulps of an element of
+ * magnitude 2^-a sigma. So a few elements are made "knobs" at magnitudes 2^-6, 2^-18, 2^-30
+ * sigma (more for wider formats) whose steps of 1 to 2^12 ulps together reach any position to
+ * 2^-36 ulp; other elements move too, alone or in pairs by opposite amounts. A move is kept when
+ * it brings y_j closer (its value from the row's sums, updated in O(1)). A kernel that computes
+ * y_j in a wider format and rounds once then misrounds it whenever its own error, a few 2^-30
+ * ulp, points the other way: about half of the attempts. */
 static void steer_to_tie(hunt *h, void *x, size_t trials)
 {
     ln_dtype t = h->t;
-    size_t D = h->D, j = below(&h->rng, D);
-    if (D < 3) return;
+    enum { MAX_KNOBS = 6 };
+    size_t D = h->D, j = below(&h->rng, D), knob[MAX_KNOBS];
+    int nknobs = (ln_fmt(t)->p + 12) / 12;
+    if (D < (size_t)nknobs + 2) return;
+    double mean = row_mean(h, x), sigma = row_sigma(h, x, mean);
+    if (!(sigma > 0)) return;
+    for (int i = 0; i < nknobs; i++) {
+        do knob[i] = below(&h->rng, D);
+        while (knob[i] == j);
+        double v = ldexp(sigma * (1.0 + (double)below(&h->rng, 1024) / 1024), -6 - 12 * i);
+        ln_store(t, x, knob[i], coin(&h->rng) ? v : -v);
+    }
     dd s1 = {0, 0}, s2 = {0, 0};
     for (size_t i = 0; i < D; i++) {
         double v = ln_load(t, x, i);
@@ -243,24 +257,39 @@ static void steer_to_tie(hunt *h, void *x, size_t trials)
     dd y = output_from_sums(h, j, xj, s1, s2);
     if (!isfinite(y.hi) || y.hi == 0) return;
     double q = ln_ulp(t, y.hi), mid = floor(y.hi / q) * q + q / 2;
-    double side = coin(&h->rng) ? 1 : -1, target = side * 0x1p-34;
+    double target = (coin(&h->rng) ? 1 : -1) * 0x1p-34;
     /* distance to the target in ulps of y_j's format */
 #define TIE_COST(yy) fabs(((yy).hi - mid) / q + (yy).lo / q - target)
     double cost = TIE_COST(y);
     for (size_t it = 0; it < trials && cost > 0x1p-37; it++) {
-        size_t k = below(&h->rng, D);
-        if (k == j) continue;
-        double old = ln_load(t, x, k);
-        double v = step_ulps(t, old, ldexp(coin(&h->rng) ? 1.0 : -1.0, (int)below(&h->rng, 13)));
-        if (!isfinite(v)) continue;
-        ln_store(t, x, k, v);
-        v = ln_load(t, x, k);
-        dd n1 = dd_add(s1, dd_add(dd_from(v), dd_from(-old)));
-        dd n2 = dd_add(s2, dd_add(dd_mul(dd_from(v), dd_from(v)), dd_neg(dd_mul(dd_from(old), dd_from(old)))));
+        size_t k = coin(&h->rng) ? knob[below(&h->rng, (size_t)nknobs)] : below(&h->rng, D);
+        size_t l = coin(&h->rng) ? below(&h->rng, D) : D; /* l = D: k alone */
+        if (k == j || l == j || l == k) continue;
+        double old_k = ln_load(t, x, k), old_l = l < D ? ln_load(t, x, l) : 0;
+        double unit = l < D ? fmax(ln_ulp(t, old_k), ln_ulp(t, old_l)) : ln_ulp(t, old_k);
+        double delta = ldexp(coin(&h->rng) ? unit : -unit, (int)below(&h->rng, 13));
+        double v_k = old_k + delta, v_l = old_l - delta;
+        ln_store(t, x, k, v_k);
+        if (l < D) ln_store(t, x, l, v_l);
+        if (ln_load(t, x, k) != v_k || (l < D && ln_load(t, x, l) != v_l)) { /* not representable */
+            ln_store(t, x, k, old_k);
+            if (l < D) ln_store(t, x, l, old_l);
+            continue;
+        }
+        dd n1 = dd_add(s1, dd_add(dd_from(v_k), dd_from(-old_k)));
+        dd n2 = dd_add(s2, dd_add(dd_mul(dd_from(v_k), dd_from(v_k)), dd_neg(dd_mul(dd_from(old_k), dd_from(old_k)))));
+        if (l < D) {
+            n1 = dd_add(n1, dd_add(dd_from(v_l), dd_from(-old_l)));
+            n2 = dd_add(n2, dd_add(dd_mul(dd_from(v_l), dd_from(v_l)), dd_neg(dd_mul(dd_from(old_l), dd_from(old_l)))));
+        }
         dd ny = output_from_sums(h, j, xj, n1, n2);
         double c = TIE_COST(ny);
-        if (c < cost && fabs(ny.hi - mid) < q) cost = c, s1 = n1, s2 = n2;
-        else ln_store(t, x, k, old);
+        if (c < cost && fabs(ny.hi - mid) < q) {
+            cost = c, s1 = n1, s2 = n2;
+        } else {
+            ln_store(t, x, k, old_k);
+            if (l < D) ln_store(t, x, l, old_l);
+        }
     }
 #undef TIE_COST
 }

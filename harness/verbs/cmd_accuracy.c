@@ -37,6 +37,8 @@ static const char accuracy_help[] =
     "  --dump DIR      per case, DIR/<dtype>_<dist>_D<D>_rows<R>_eps<eps>/ gets x, gamma, beta,\n"
     "                  y_ref, y_exact (f8) and y_<kernel> as .npy (bf16 as uint16 bit patterns)\n"
     "                                                              (default: no dump)\n"
+    "  --shard K/N     only the cases i with i mod N = K - 1, in the same order: N runs (K = 1..N)\n"
+    "                  together write the unsharded rows (docs/shards.md)  (default: 1/1)\n"
     "  --quiet         no table, no progress                       (default: both)\n"
     "  --help          this text\n"
     "Ctrl-C stops after the current kernel, writes the rows done so far and exits with 130.\n";
@@ -157,7 +159,7 @@ static void progress_show(progress *pr, const char *kernel, const char *dist, si
 
 int cmd_accuracy(int argc, char **argv)
 {
-    enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_QUIET, O_HELP };
+    enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_QUIET, O_HELP, O_SHARD };
     static const struct option opts[] = {
         {"kernels", required_argument, 0, O_KERNELS}, {"dist", required_argument, 0, O_DIST},
         {"D", required_argument, 0, O_D},             {"rows", required_argument, 0, O_ROWS},
@@ -165,12 +167,14 @@ int cmd_accuracy(int argc, char **argv)
         {"no-affine", no_argument, 0, O_NOAFFINE},    {"gamma", required_argument, 0, O_GAMMA},
         {"beta", required_argument, 0, O_BETA},       {"out", required_argument, 0, O_OUT},
         {"dump", required_argument, 0, O_DUMP},       {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},             {"shard", required_argument, 0, O_SHARD},
+        {0, 0, 0, 0}};
     const char *kernels_arg = NULL, *dist_arg = "normal,offset:1e4,const", *D_arg = NULL, *rows_arg = NULL;
     const char *eps_arg = "1e-5", *gamma_path = NULL, *beta_path = NULL, *out_path = "results/accuracy.csv";
     const char *dump_dir = NULL;
     uint64_t seed = 1;
     int affine = 1, quiet = 0, c;
+    ln_shard shard = {0, 1};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -187,6 +191,7 @@ int cmd_accuracy(int argc, char **argv)
         case O_OUT: out_path = optarg; break;
         case O_DUMP: dump_dir = optarg; break;
         case O_QUIET: quiet = 1; break;
+        case O_SHARD: shard = ln_parse_shard(optarg); break;
         case O_HELP: fputs(accuracy_help, stdout); return 0;
         default:
             ln_die_usage("accuracy: unknown option or missing value '%s'; see 'lnbench accuracy --help'",
@@ -252,8 +257,12 @@ int cmd_accuracy(int argc, char **argv)
                 ln_die_usage("--beta: file '%s' holds %zu values; D is %zu", beta_path, beta_file.cols, D);
             check_memory(R, D, max_size);
         }
-        total += nshapes * neps * nk;
     }
+    /* the cases in run order (dtype, dist, shape, eps), as the loop below numbers them */
+    for (size_t di = 0, i = 0; di < ndt; di++)
+        for (size_t j = 0; j < ndist; j++)
+            for (size_t s = 0; s < (dists[j].kind == LN_DIST_FILE ? 1 : nD) * neps; s++, i++)
+                if (ln_shard_takes(shard, i)) total += per_dtype[dtypes[di]];
 
     if (dump_dir) { /* creates the folder and proves it writable */
         char probe[4200];
@@ -278,12 +287,14 @@ int cmd_accuracy(int argc, char **argv)
     if (!quiet)
         printf("%-28s %-14s %6s %-7s %10s %10s %8s %10s %9s\n", "kernel", "dist", "D", "eps", "max_ulp", "mean_ulp",
                "cr_frac", "max_norm", "nonfinite");
+    size_t case_index = 0;
     for (size_t di = 0; di < ndt && !interrupted; di++)
         for (size_t j = 0; j < ndist && !interrupted; j++) {
             const ln_dist *d = &dists[j];
             size_t nshapes = d->kind == LN_DIST_FILE ? 1 : nD;
             for (size_t s = 0; s < nshapes && !interrupted; s++)
                 for (size_t e = 0; e < neps && !interrupted; e++) {
+                    if (!ln_shard_takes(shard, case_index++)) continue;
                     ln_case cs = {.dtype = dtypes[di], .dist = *d, .eps = epss[e], .seed = seed, .affine = affine,
                                   .D = d->kind == LN_DIST_FILE ? d->file_D : Ds[s],
                                   .rows = d->kind == LN_DIST_FILE ? d->file_rows : rows,

@@ -1,0 +1,235 @@
+/* lnbench hunt and --shard, through the binary ($LNBENCH): the search finds what random rows
+ * miss (an output of a double-computing kernel that is not correctly rounded; a two-pass row
+ * far beyond the built-in distributions' worst ratio), its files reproduce the finding through
+ * `lnbench accuracy` and replay in the fuzzer's format, and N shards of a run together give
+ * exactly the unsharded rows. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define LN_FUZZ_NO_MAIN
+#include "../fuzz/fuzz_kernels.c"
+#include "replay.h"
+#include "tmpdir.h"
+
+static const char *lnbench;
+static char output[65536];
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char args[8192], cmd[9000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", lnbench, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(output, 1, sizeof output - 1, p);
+    output[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot read %s", path);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (len) *len = n;
+    char *copy = malloc(n + 1);
+    memcpy(copy, buf, n + 1);
+    return copy;
+}
+
+/* Field `col` (0-based) of CSV line `line` (1 = first data row) of a file without quoted commas
+ * before that field. */
+static double csv_number(const char *path, int line, int col)
+{
+    char *text = read_file(path, NULL), *p = text;
+    for (int l = 0; l < line && p; l++) p = strchr(p, '\n'), p = p ? p + 1 : NULL;
+    assert_non_null(p);
+    for (int c = 0; c < col; c++) p = strchr(p, ',') + 1;
+    double v = strtod(p, NULL);
+    free(text);
+    return v;
+}
+
+/* hunt.csv columns (results/README.md) */
+enum { H_MAX_NORM = 5, H_BOUND = 6, H_RATIO = 8, H_BUILTIN_RATIO = 9, H_GAIN = 11, H_MAX_ULP = 12, H_BUILTIN_ULP = 13 };
+/* accuracy.csv columns */
+enum { A_MAX_ULP = 7, A_MAX_NORM = 10 };
+
+/* f32-accurate rounds a double once to fp32: on random rows it is correctly rounded, but hunt
+ * builds a near-tie whose double misrounds, and `lnbench accuracy` on the rows it wrote (the
+ * printed repro command) measures the same error with the MPFR reference. */
+static void test_hunt_finds_misrounded_output(void **state)
+{
+    (void)state;
+    const char *dir = test_path("acc");
+    int st = run("hunt --kernel f32-accurate-scalar --D 64 --evals 400 --starts 1 --quiet --out %s", dir);
+    if (st != 0) fail_msg("hunt exit %d: %s", st, output);
+    char csv[512], x[512], g[512], b[512];
+    snprintf(csv, sizeof csv, "%s/hunt.csv", dir);
+    double ulp = csv_number(csv, 1, H_MAX_ULP), builtin = csv_number(csv, 1, H_BUILTIN_ULP);
+    if (!(ulp > 0.5)) fail_msg("hunt found max_ulp %.17g, not above 0.5", ulp);
+    if (!(builtin <= 0.5)) fail_msg("the built-in rows already misround (%.17g): the test shows nothing", builtin);
+    snprintf(x, sizeof x, "%s/f32-accurate-scalar-D64-eps1e-05-ulp.npy", dir);
+    snprintf(g, sizeof g, "%s/f32-accurate-scalar-D64-eps1e-05-gamma.npy", dir);
+    snprintf(b, sizeof b, "%s/f32-accurate-scalar-D64-eps1e-05-beta.npy", dir);
+    st = run("accuracy --quiet --kernels f32-accurate-scalar --dist file:%s --gamma %s --beta %s --eps 1e-5 --out %s/a.csv",
+             x, g, b, dir);
+    if (st != 0) fail_msg("accuracy on the found row: exit %d: %s", st, output);
+    snprintf(csv, sizeof csv, "%s/a.csv", dir);
+    assert_true(csv_number(csv, 1, A_MAX_ULP) == ulp);
+}
+
+/* f32-twopass-scalar: the search beats every row of every built-in distribution at the same D
+ * by a wide factor (docs/hunt.md has the full-budget figures), and stays within the bound. */
+static void test_hunt_beats_builtin_rows(void **state)
+{
+    (void)state;
+    const char *dir = test_path("twopass");
+    int st = run("hunt --kernel f32-twopass-scalar --D 256 --evals 20000 --starts 1 --quiet --out %s", dir);
+    if (st != 0) fail_msg("hunt exit %d: %s", st, output);
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s/hunt.csv", dir);
+    double gain = csv_number(csv, 1, H_GAIN), ratio = csv_number(csv, 1, H_RATIO);
+    double builtin = csv_number(csv, 1, H_BUILTIN_RATIO);
+    if (!(gain >= 5)) fail_msg("hunt's worst ratio %g is only %gx the built-in rows' %g", ratio, gain, builtin);
+    assert_true(fabs(gain - ratio / builtin) <= 1e-12 * gain);
+    assert_true(csv_number(csv, 1, H_MAX_NORM) <= csv_number(csv, 1, H_BOUND));
+    char *text = read_file(csv, NULL);
+    assert_non_null(strstr(text, ",pass,"));
+    free(text);
+}
+
+/* The replay file of a hunt row decodes to that row (long rows too), and make test's replay of
+ * tests/regress/fuzz_kernels/ accepts it. */
+static void test_replay_file_decodes_to_the_row(void **state)
+{
+    (void)state;
+    enum { D = 768 };
+    float x[D], g[D], b[D];
+    for (int i = 0; i < D; i++) x[i] = (float)(1e4 + (i % 7) - 3 * (i % 5)), g[i] = 1.0f + (float)(i % 3) / 8, b[i] = -0.125f;
+    const char *path = test_path("replay");
+    ln_replay_write_row(path, LN_F32, D, x, g, b, 1e-5);
+    size_t len;
+    char *data = read_file(path, &len);
+    fuzz_problem p;
+    decode((const uint8_t *)data, len, &p);
+    assert_int_equal(p.t, LN_F32);
+    assert_int_equal(p.D, D);
+    assert_int_equal(p.rows, 1);
+    assert_true(p.eps == 1e-5);
+    assert_int_equal(p.affine, 2);
+    assert_false(p.in_place || p.misalign || p.stats);
+    assert_memory_equal(p.x, x, sizeof x);
+    assert_memory_equal(p.gamma, g, sizeof g);
+    assert_memory_equal(p.beta, b, sizeof b);
+    free(p.x), free(p.gamma), free(p.beta);
+    char msg[1024];
+    if (ln_fuzz_kernels_check((const uint8_t *)data, len, msg, sizeof msg)) fail_msg("%s", msg);
+    free(data);
+}
+
+/* Lines 2.. of a CSV without its last field (ref_seconds, a timing), sorted. */
+static char *rows_sorted(const char *paths)
+{
+    char cmd[2048], *out = malloc(1 << 20);
+    snprintf(cmd, sizeof cmd, "for f in %s; do tail -n +2 \"$f\"; done | sed 's/,[^,]*$//' | LC_ALL=C sort", paths);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, (1 << 20) - 1, p);
+    out[n] = 0;
+    pclose(p);
+    return out;
+}
+
+/* accuracy --shard K/3, K = 1..3: their rows together are the unsharded run's rows, bit for bit
+ * (every number is printed with 17 digits), none twice. */
+static void test_accuracy_shards_make_the_whole(void **state)
+{
+    (void)state;
+    const char *args = "accuracy --quiet --kernels f32-twopass-scalar,f16-f32acc-twopass-scalar,f64-twopass-scalar "
+                       "--dist normal,offset:1e4 --D 64,100 --eps 1e-5,0 --rows 2";
+    assert_int_equal(run("%s --out %s", args, test_path("all.csv")), 0);
+    char paths[1024] = "";
+    for (int k = 1; k <= 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "shard%d.csv", k);
+        assert_int_equal(run("%s --shard %d/3 --out %s", args, k, test_path(name)), 0);
+        strcat(paths, test_path(name));
+        strcat(paths, " ");
+    }
+    char *whole = rows_sorted(test_path("all.csv")), *merged = rows_sorted(paths);
+    size_t lines = 0;
+    for (char *p = whole; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 24); /* 3 kernels x 2 dists x 2 D x 2 eps */
+    assert_string_equal(whole, merged);
+    assert_no_temp_files();
+    free(whole), free(merged);
+    assert_int_equal(run("accuracy --shard 4/3"), 2);
+    assert_non_null(strstr(output, "--shard"));
+    assert_int_equal(run("accuracy --shard 1of3"), 2);
+    assert_non_null(strstr(output, "1of3"));
+}
+
+/* hunt --shard K/3 with an evaluation budget: the three shards run the starts of the unsharded
+ * search, and the best of them is its result, row bits included. */
+static void test_hunt_shards_make_the_whole(void **state)
+{
+    (void)state;
+    const char *args = "hunt --kernel f32-welford-scalar --D 48 --evals 3000 --starts 3 --quiet";
+    assert_int_equal(run("%s --out %s", args, test_path("hall")), 0);
+    double best_ratio = -1, best_ulp = -1;
+    int best_k = 0;
+    for (int k = 1; k <= 3; k++) {
+        char dir[64], csv[512];
+        snprintf(dir, sizeof dir, "h%d", k);
+        assert_int_equal(run("%s --shard %d/3 --out %s", args, k, test_path(dir)), 0);
+        snprintf(csv, sizeof csv, "%s/hunt.csv", test_path(dir));
+        double r = csv_number(csv, 1, H_RATIO), u = csv_number(csv, 1, H_MAX_ULP);
+        if (r > best_ratio) best_ratio = r, best_k = k;
+        if (u > best_ulp) best_ulp = u;
+    }
+    char csv[512], a[512], b[512];
+    snprintf(csv, sizeof csv, "%s/hunt.csv", test_path("hall"));
+    assert_true(csv_number(csv, 1, H_RATIO) == best_ratio);
+    assert_true(csv_number(csv, 1, H_MAX_ULP) == best_ulp);
+    snprintf(a, sizeof a, "%s/f32-welford-scalar-D48-eps1e-05-ratio.npy", test_path("hall"));
+    snprintf(b, sizeof b, "%s/f32-welford-scalar-D48-eps1e-05-shard%dof3-ratio.npy", test_path(best_k == 1 ? "h1" : best_k == 2 ? "h2" : "h3"), best_k);
+    size_t la, lb;
+    char *ra = read_file(a, &la), *rb = read_file(b, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(ra, rb, la);
+    free(ra), free(rb);
+}
+
+int main(void)
+{
+    lnbench = getenv("LNBENCH");
+    if (!lnbench) {
+        fprintf(stderr, "test_hunt: set LNBENCH to the lnbench binary (make test does)\n");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hunt_finds_misrounded_output),
+        cmocka_unit_test(test_hunt_beats_builtin_rows),
+        cmocka_unit_test(test_replay_file_decodes_to_the_row),
+        cmocka_unit_test(test_accuracy_shards_make_the_whole),
+        cmocka_unit_test(test_hunt_shards_make_the_whole),
+    };
+    return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
+}

@@ -1,4 +1,5 @@
-# lnbench: `make` builds ./lnbench, `make test` runs the tests, `make bench` the main job.
+# lnbench: `make` builds ./lnbench, `make test` runs the tests, `make bench` the main job,
+# `make hunt` the worst-case search, `make plugin-example` the example plugin.
 # Options: CC=clang, NATIVE=1 (-march=native), SAN=1 (ASan + UBSan), WERROR=1, BUILD=dir, QUICK=1 (bench).
 
 CC ?= cc
@@ -206,6 +207,15 @@ fuzz:
 $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC_all) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
+
+# `make hunt`: `lnbench hunt` over every kernel this CPU runs, HUNT_SECONDS of search each at
+# D = HUNT_D (a few minutes in all): the rows in $(RESULTS)/hunt/, one line per kernel in
+# $(RESULTS)/hunt.csv (results/README.md; docs/hunt.md). Exit status 1 when a kernel broke its bound.
+HUNT_SECONDS ?= 4
+HUNT_D ?= 768
+.PHONY: hunt
+hunt: $(BUILD)/lnbench
+	$(BUILD)/lnbench hunt --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt --csv $(RESULTS)/hunt.csv
 
 # Figures and report from a run's results (gnuplot-nox; see docs/plots.md).
 # `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures

@@ -1,5 +1,5 @@
 /* lnbench hunt and --shard, through the binary ($LNBENCH): the search finds what random rows
- * miss (an output of a double-computing kernel that is not correctly rounded; a two-pass row
+ * miss (an run_output of a double-computing kernel that is not correctly rounded; a two-pass row
  * far beyond the built-in distributions' worst ratio), its files reproduce the finding through
  * `lnbench accuracy` and replay in the fuzzer's format, and N shards of a run together give
  * exactly the unsharded rows. */
@@ -17,27 +17,10 @@
 #define LN_FUZZ_NO_MAIN
 #include "../fuzz/fuzz_kernels.c"
 #include "replay.h"
+#include "lnbench_run.h"
 #include "tmpdir.h"
 
-static const char *lnbench;
-static char output[65536];
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-    char args[8192], cmd[9000];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", lnbench, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static char *read_file(const char *path, size_t *len)
 {
@@ -79,7 +62,7 @@ static void test_hunt_finds_misrounded_output(void **state)
     (void)state;
     const char *dir = test_path("acc");
     int st = run("hunt --kernel f32-accurate-scalar --D 64 --evals 400 --starts 1 --quiet --out %s", dir);
-    if (st != 0) fail_msg("hunt exit %d: %s", st, output);
+    if (st != 0) fail_msg("hunt exit %d: %s", st, run_output);
     char csv[512], x[512], g[512], b[512];
     snprintf(csv, sizeof csv, "%s/hunt.csv", dir);
     double ulp = csv_number(csv, 1, H_MAX_ULP), builtin = csv_number(csv, 1, H_BUILTIN_ULP);
@@ -90,7 +73,7 @@ static void test_hunt_finds_misrounded_output(void **state)
     snprintf(b, sizeof b, "%s/f32-accurate-scalar-D64-eps1e-05-beta.npy", dir);
     st = run("accuracy --quiet --kernels f32-accurate-scalar --dist file:%s --gamma %s --beta %s --eps 1e-5 --out %s/a.csv",
              x, g, b, dir);
-    if (st != 0) fail_msg("accuracy on the found row: exit %d: %s", st, output);
+    if (st != 0) fail_msg("accuracy on the found row: exit %d: %s", st, run_output);
     snprintf(csv, sizeof csv, "%s/a.csv", dir);
     assert_true(csv_number(csv, 1, A_MAX_ULP) == ulp);
 }
@@ -102,7 +85,7 @@ static void test_hunt_beats_builtin_rows(void **state)
     (void)state;
     const char *dir = test_path("twopass");
     int st = run("hunt --kernel f32-twopass-scalar --D 256 --evals 20000 --starts 1 --quiet --out %s", dir);
-    if (st != 0) fail_msg("hunt exit %d: %s", st, output);
+    if (st != 0) fail_msg("hunt exit %d: %s", st, run_output);
     char csv[512];
     snprintf(csv, sizeof csv, "%s/hunt.csv", dir);
     double gain = csv_number(csv, 1, H_GAIN), ratio = csv_number(csv, 1, H_RATIO);
@@ -181,9 +164,9 @@ static void test_accuracy_shards_make_the_whole(void **state)
     assert_no_temp_files();
     free(whole), free(merged);
     assert_int_equal(run("accuracy --shard 4/3"), 2);
-    assert_non_null(strstr(output, "--shard"));
+    assert_non_null(strstr(run_output, "--shard"));
     assert_int_equal(run("accuracy --shard 1of3"), 2);
-    assert_non_null(strstr(output, "1of3"));
+    assert_non_null(strstr(run_output, "1of3"));
 }
 
 /* hunt --shard K/3 with an evaluation budget: the three shards run the starts of the unsharded

@@ -15,39 +15,24 @@
 
 #include "accuracy.h"
 #include "plugin.h"
+#include "lnbench_run.h"
 #include "tmpdir.h"
 
-static const char *lnbench, *plugin_dir;
-static char output[65536], example[512];
+static const char *plugin_dir;
+static char example[512];
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-    char args[4096], cmd[5000];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", lnbench, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void test_list_shows_plugin_kernel(void **state)
 {
     (void)state;
     assert_int_equal(run("list --plugin %s", example), 0);
-    if (!strstr(output, "f32-example-twopass-scalar") || !strstr(output, "plugin example"))
-        fail_msg("list does not show the plugin's kernel: %s", output);
-    assert_non_null(strstr(output, "f32-twopass-scalar")); /* the built-in ones still there */
+    if (!strstr(run_output, "f32-example-twopass-scalar") || !strstr(run_output, "plugin example"))
+        fail_msg("list does not show the plugin's kernel: %s", run_output);
+    assert_non_null(strstr(run_output, "f32-twopass-scalar")); /* the built-in ones still there */
     assert_int_equal(run("list --csv --plugin=%s", example), 0);
-    assert_non_null(strstr(output, "f32-example-twopass-scalar,f32,example-twopass,scalar,yes,"));
+    assert_non_null(strstr(run_output, "f32-example-twopass-scalar,f32,example-twopass,scalar,yes,"));
     assert_int_equal(run("list"), 0);
-    assert_null(strstr(output, "f32-example"));
+    assert_null(strstr(run_output, "f32-example"));
 }
 
 /* In process: the loaded kernel, run by the harness on built-in distributions, stays within the
@@ -97,7 +82,7 @@ static void test_verbs_run_plugin_kernel(void **state)
 
     int st = run("bench --quiet --plugin %s --kernels f32-example-twopass-scalar --D 64 --rows 16 "
                  "--benchmark_min_time=0.001 --benchmark_repetitions=1 --out %s", example, test_path("b.csv"));
-    if (st != 0) fail_msg("bench: exit %d: %s", st, output);
+    if (st != 0) fail_msg("bench: exit %d: %s", st, run_output);
     f = fopen(test_path("b.csv"), "r");
     assert_non_null(f);
     int timed = 0;
@@ -107,8 +92,8 @@ static void test_verbs_run_plugin_kernel(void **state)
 
     st = run("hunt --quiet --plugin %s --kernel f32-example-twopass-scalar --D 64 --evals 300 --starts 1 --out %s",
              example, test_path("hunt"));
-    if (st != 0) fail_msg("hunt: exit %d: %s", st, output);
-    assert_non_null(strstr(output, "verdict pass"));
+    if (st != 0) fail_msg("hunt: exit %d: %s", st, run_output);
+    assert_non_null(strstr(run_output, "verdict pass"));
     assert_no_temp_files();
 }
 
@@ -117,11 +102,11 @@ static void expect_refused(const char *lib, const char *named)
     char path[600];
     snprintf(path, sizeof path, "%s/tests/plugin-bad-%s.so", plugin_dir, lib);
     int st = run("list --plugin %s", path);
-    if (st != 2) fail_msg("plugin-bad-%s: exit %d, expected 2: %s", lib, st, output);
-    if (!strstr(output, named)) fail_msg("plugin-bad-%s: message does not say '%s': %s", lib, named, output);
+    if (st != 2) fail_msg("plugin-bad-%s: exit %d, expected 2: %s", lib, st, run_output);
+    if (!strstr(run_output, named)) fail_msg("plugin-bad-%s: message does not say '%s': %s", lib, named, run_output);
     int lines = 0;
-    for (const char *p = output; *p; p++) lines += *p == '\n';
-    if (lines != 1) fail_msg("plugin-bad-%s: %d lines of message: %s", lib, lines, output);
+    for (const char *p = run_output; *p; p++) lines += *p == '\n';
+    if (lines != 1) fail_msg("plugin-bad-%s: %d lines of message: %s", lib, lines, run_output);
 }
 
 static void test_broken_plugins_refused(void **state)
@@ -135,12 +120,12 @@ static void test_broken_plugins_refused(void **state)
     expect_refused("noforward", "'f32-broken-scalar' has no forward function");
     expect_refused("duplicate", "'f32-twopass-scalar' is already taken by a built-in kernel");
     assert_int_equal(run("list --plugin %s/no-such-plugin.so", plugin_dir), 2);
-    assert_non_null(strstr(output, "cannot load"));
-    assert_non_null(strstr(output, "no-such-plugin.so"));
+    assert_non_null(strstr(run_output, "cannot load"));
+    assert_non_null(strstr(run_output, "no-such-plugin.so"));
     assert_int_equal(run("list --plugin"), 2);
     /* the same library twice: its kernel's name is taken by the first */
     assert_int_equal(run("accuracy --plugin %s --plugin %s", example, example), 2);
-    assert_non_null(strstr(output, "already taken by"));
+    assert_non_null(strstr(run_output, "already taken by"));
 }
 
 int main(void)

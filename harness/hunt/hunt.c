@@ -87,7 +87,9 @@ static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
     s->kappa = st.kappa;
     s->in_domain = L == h->D ? ln_row_in_bound_domain(&p) : 1;
     s->bound = ln_hunt_bound(h->c->k, L, st.kappa);
-    s->ratio = e.nonfinite ? INFINITY : !h->c->k->bound ? e.max_norm : e.max_norm / s->bound;
+    /* no claim at this kappa (the bound is infinite): no ratio, even for NaN outputs */
+    if (h->c->k->bound && isnan(s->bound)) s->ratio = NAN;
+    else s->ratio = e.nonfinite ? INFINITY : !h->c->k->bound ? e.max_norm : e.max_norm / s->bound;
 }
 
 /* What a search maximises; -1 for rows outside the bound's domain or, for the ratio, where the
@@ -95,7 +97,7 @@ static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
  * its largest normwise error instead (see evaluate: ratio = max_norm there). */
 static double objective(int obj, const score *s)
 {
-    if (!s->in_domain) return -1;
+    if (!s->in_domain || (obj == OBJ_RATIO && isnan(s->ratio))) return -1;
     if (s->nonfinite) return INFINITY;
     double v = obj == OBJ_ULP ? s->max_ulp : s->ratio;
     return isnan(v) ? -1 : v;

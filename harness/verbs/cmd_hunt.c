@@ -178,8 +178,9 @@ int cmd_hunt(int argc, char **argv)
                "%.4g (%s); verdict %s\n",
                ks[i]->name, cfg.D, cfg.eps, w->ratio, w->max_norm, w->bound, w->kappa, gain, r.builtin_ratio.ratio,
                r.builtin_ratio_dist, verdict);
-        printf("  worst max_ulp %.10g (built-in worst %.10g, %s)%s\n", u->max_ulp, r.builtin_ulp.max_ulp,
-               r.builtin_ulp_dist, u->max_ulp > 0.5 && r.builtin_ulp.max_ulp < 1 ? ": not correctly rounded" : "");
+        printf("  worst max_ulp %.10g%s (built-in worst %.10g, %s)%s\n", u->max_ulp,
+               u->nonfinite ? " and non-finite outputs" : "", r.builtin_ulp.max_ulp, r.builtin_ulp_dist,
+               u->max_ulp > 0.5 && r.builtin_ulp.max_ulp < 1 ? ": not correctly rounded" : "");
         printf("  %llu evaluations in %.1f s; rows in %s-{ratio,ulp}.npy\n  repro: %s\n  repro (ulp): %s\n",
                (unsigned long long)r.evals, r.seconds, st, repro, repro_ulp);
         printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);

@@ -130,13 +130,13 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
+PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
 test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD)
 	@LNBENCH=$(BUILD)/lnbench LNBENCH_PLUGIN_DIR=$(BUILD) tests/run.sh $(TEST_BIN)
 
 # `make plugin-example`: examples/plugin/ built as a shared library that `lnbench --plugin` loads
 # (docs/plugins.md). Plugins are built without the sanitizers: any lnbench build loads them.
 PLUGIN_FLAGS := $(CFLAGS_BASE) -fPIC -shared $(INC_kernels)
-PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
 .PHONY: plugin-example
 plugin-example: $(BUILD)/plugin-example.so
 $(BUILD)/plugin-example.so: examples/plugin/f32-example-twopass.c kernels/kernel.h kernels/bounds.h common/dtype.h

@@ -414,6 +414,7 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
         h.best[o] = pool[o][0].s;
     }
     double best_o[NOBJ] = {pool[OBJ_RATIO][0].o, pool[OBJ_ULP][0].o};
+    double found_after[NOBJ] = {now_seconds() - h.t0, now_seconds() - h.t0};
 
     /* 2. the starts this shard runs, each with an equal share of the budget */
     unsigned mine = 0;
@@ -447,10 +448,12 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
                 evaluate(&h, cand, D, 0, &ns);
                 double no = objective(o, &ns);
                 if (no >= co) memcpy(cur, cand, bytes), cs = ns, co = no;
-                if (co > best_o[o]) best_o[o] = co, h.best[o] = cs, memcpy(best_x[o], cur, bytes);
+                if (co > best_o[o]) {
+                    best_o[o] = co, h.best[o] = cs, memcpy(best_x[o], cur, bytes);
+                    found_after[o] = now_seconds() - h.t0;
+                }
                 report_progress(&h, s, 0);
             }
-            if (co > best_o[o]) best_o[o] = co, h.best[o] = cs, memcpy(best_x[o], cur, bytes);
         }
         report_progress(&h, s, 1);
     }
@@ -459,6 +462,8 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
     r->gamma = h.gamma, r->beta = h.beta;
     confirm(&h, best_o[OBJ_RATIO] >= 0 ? best_x[OBJ_RATIO] : NULL, &r->worst_ratio);
     confirm(&h, best_o[OBJ_ULP] >= 0 ? best_x[OBJ_ULP] : NULL, &r->worst_ulp);
+    r->worst_ratio.found_after = found_after[OBJ_RATIO];
+    r->worst_ulp.found_after = found_after[OBJ_ULP];
     confirm(&h, builtin[OBJ_RATIO].x, &r->builtin_ratio);
     confirm(&h, builtin[OBJ_ULP].x, &r->builtin_ulp);
     snprintf(r->builtin_ratio_dist, sizeof r->builtin_ratio_dist, "%s", builtin[OBJ_RATIO].dist);

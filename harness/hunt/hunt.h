@@ -43,6 +43,7 @@ typedef struct {
     double ratio;         /* max_norm / bound; NaN without a bound; Inf for non-finite outputs */
     const char *verdict;  /* pass, fail (bound broken), outside (row outside the bound's domain),
                              none (no bound claimed) */
+    double found_after;   /* seconds from the start until the search first held this row */
 } ln_hunt_find;
 
 typedef struct {

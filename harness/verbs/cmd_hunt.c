@@ -40,7 +40,8 @@ static const char hunt_help[] =
 
 static const char csv_header[] =
     "kernel,dtype,D,eps,seed,max_norm,bound,kappa,ratio,builtin_ratio,builtin_ratio_dist,gain,max_ulp,"
-    "builtin_max_ulp,builtin_ulp_dist,verdict,ulp_row_verdict,seconds,evaluations,shard,repro,repro_ulp";
+    "builtin_max_ulp,builtin_ulp_dist,verdict,ulp_row_verdict,seconds,evaluations,ratio_found_s,ulp_found_s,shard,"
+    "repro,repro_ulp";
 
 /* The shortest decimal that reads back as v: "1e-05", not "1.0000000000000001e-05". */
 static const char *shortest(double v, char *buf, size_t len)
@@ -181,15 +182,16 @@ int cmd_hunt(int argc, char **argv)
         printf("  worst max_ulp %.10g%s (built-in worst %.10g, %s)%s\n", u->max_ulp,
                u->nonfinite ? " and non-finite outputs" : "", r.builtin_ulp.max_ulp, r.builtin_ulp_dist,
                u->max_ulp > 0.5 && r.builtin_ulp.max_ulp < 1 ? ": not correctly rounded" : "");
-        printf("  %llu evaluations in %.1f s; rows in %s-{ratio,ulp}.npy\n  repro: %s\n  repro (ulp): %s\n",
-               (unsigned long long)r.evals, r.seconds, st, repro, repro_ulp);
+        printf("  %llu evaluations in %.1f s (worst ratio held after %.1f s, worst ulp after %.1f s); rows in "
+               "%s-{ratio,ulp}.npy\n  repro: %s\n  repro (ulp): %s\n",
+               (unsigned long long)r.evals, r.seconds, w->found_after, u->found_after, st, repro, repro_ulp);
         printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);
         fflush(stdout);
-        fprintf(out.f, "%s,%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%u/%u,",
+        fprintf(out.f, "%s,%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%u/%u,",
                 ks[i]->name, ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm,
                 w->bound, w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
                 r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds,
-                (unsigned long long)r.evals, cfg.shard.index + 1, cfg.shard.count);
+                (unsigned long long)r.evals, w->found_after, u->found_after, cfg.shard.index + 1, cfg.shard.count);
         csv_quoted(out.f, repro);
         fputc(',', out.f);
         csv_quoted(out.f, repro_ulp);

@@ -200,6 +200,25 @@ static void test_hunt_shards_make_the_whole(void **state)
     free(ra), free(rb);
 }
 
+static void expect_usage_error(const char *args, const char *named)
+{
+    int st = run("%s", args);
+    if (st != 2) fail_msg("'%s': exit %d, expected 2: %s", args, st, run_output);
+    if (!strstr(run_output, named)) fail_msg("'%s': message does not name '%s': %s", args, named, run_output);
+}
+
+static void test_hunt_usage_errors(void **state)
+{
+    (void)state;
+    expect_usage_error("hunt --seconds 0", "--seconds");
+    expect_usage_error("hunt --seconds 1 --evals 10", "not both");
+    expect_usage_error("hunt --D 1", "--D");
+    expect_usage_error("hunt --kernel f32-nosuch-scalar", "f32-nosuch-scalar");
+    expect_usage_error("hunt --shard 0/2", "--shard");
+    expect_usage_error("hunt --eps -1", "-1");
+    expect_usage_error("hunt --out /proc/x", "/proc/x");
+}
+
 int main(void)
 {
     lnbench = getenv("LNBENCH");
@@ -208,6 +227,7 @@ int main(void)
         return 1;
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hunt_usage_errors),
         cmocka_unit_test(test_hunt_finds_misrounded_output),
         cmocka_unit_test(test_hunt_beats_builtin_rows),
         cmocka_unit_test(test_replay_file_decodes_to_the_row),

@@ -339,7 +339,7 @@ static void report_progress(hunt *h, unsigned start, int force)
     if (!h->c->progress || (!force && now - h->last_report < 1.0)) return;
     h->last_report = now;
     fprintf(stderr, "hunt %s D=%zu: start %u, %llu evaluations (%.0f/s), worst ratio %.4g (max_norm %.4g u), "
-            "worst max_ulp %.6g\n", h->c->k->name, h->D, start, (unsigned long long)h->evals,
+            "worst max_ulp %.10g\n", h->c->k->name, h->D, start, (unsigned long long)h->evals,
             (double)h->evals / fmax(now - h->t0, 1e-9), h->best[OBJ_RATIO].ratio, h->best[OBJ_RATIO].max_norm,
             h->best[OBJ_ULP].max_ulp);
 }

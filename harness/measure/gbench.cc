@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,7 @@ void ln_gb_min_max_statistics(ln_gb_bench *b)
 int ln_gb_keep_running(ln_gb_state *st) { return S(st).KeepRunning(); }
 int64_t ln_gb_range(const ln_gb_state *st, int i) { return S(st).range(static_cast<size_t>(i)); }
 int64_t ln_gb_iterations(const ln_gb_state *st) { return S(st).iterations(); }
+int64_t ln_gb_max_iterations(const ln_gb_state *st) { return S(st).max_iterations; }
 void ln_gb_pause_timing(ln_gb_state *st) { S(st).PauseTiming(); }
 void ln_gb_resume_timing(ln_gb_state *st) { S(st).ResumeTiming(); }
 void ln_gb_skip_with_error(ln_gb_state *st, const char *message) { S(st).SkipWithError(message); }
@@ -156,6 +158,22 @@ size_t ln_gb_run(ln_gb_result **out)
     }
     if (n) std::memcpy(*out, reporter.results.data(), n * sizeof **out);
     return n;
+}
+
+// As benchmark::RunSpecifiedBenchmarks and BenchmarkFamilies::FindBenchmarks (1.7.1) match a
+// benchmark's full name: "all" is ".", a leading '-' negates, std::regex extended, searched.
+int ln_gb_filter_selects(const char *name)
+{
+    std::string spec = benchmark::GetBenchmarkFilter();
+    if (spec.empty() || spec == "all") spec = ".";
+    bool negative = spec[0] == '-';
+    if (negative) spec.erase(0, 1);
+    try {
+        std::regex re(spec, std::regex_constants::extended);
+        return std::regex_search(name, re) != negative;
+    } catch (const std::regex_error &) {
+        return -1;
+    }
 }
 
 void ln_gb_set_display(int show) { display = show != 0; }

@@ -43,6 +43,9 @@ void ln_gb_min_max_statistics(ln_gb_bench *b);
 int ln_gb_keep_running(ln_gb_state *st);
 int64_t ln_gb_range(const ln_gb_state *st, int i);
 int64_t ln_gb_iterations(const ln_gb_state *st);
+/* How many iterations this run of the function will take: ln_gb_keep_running returns true
+ * that many times (unless the run is skipped), so helper threads can do as many. */
+int64_t ln_gb_max_iterations(const ln_gb_state *st);
 void ln_gb_pause_timing(ln_gb_state *st);
 void ln_gb_resume_timing(ln_gb_state *st);
 void ln_gb_skip_with_error(ln_gb_state *st, const char *message);
@@ -71,6 +74,12 @@ typedef struct {
         double value;               /* after the flags are applied: a rate is per second */
     } counters[LN_GB_MAX_COUNTERS];
 } ln_gb_result;
+
+/* Whether the --benchmark_filter given to ln_gb_init selects the benchmark whose run is called
+ * `name` (as reported, e.g. "k/D:64/real_time"), by Google Benchmark's rule: a POSIX extended
+ * regular expression searched in the name, "" and "all" select everything, a leading '-'
+ * negates. 1 or 0; -1 when the expression does not compile (ln_gb_run then says so). */
+int ln_gb_filter_selects(const char *name);
 
 /* Whether ln_gb_run prints Google Benchmark's console report (default 1); the JSON file and
  * the collected results are unaffected. */

@@ -24,7 +24,7 @@ typedef struct ln_bench_case {
     double eps;
     uint64_t seed;
     char name[256];           /* as registered, e.g. f32-twopass-scalar/D:4096/rows:64 */
-    char run_name[272];       /* as reported: Google Benchmark appends /real_time */
+    char run_name[288];       /* as reported: Google Benchmark appends /real_time (ln_bench_set_run_name) */
     const struct ln_bench_case *smaller; /* same kernel, D, dist, eps, threads at the next smaller size */
     double predicted_s;       /* > 0: skipped, one call predicted to take this long */
     size_t index;             /* in run order, for the progress line */

@@ -206,6 +206,13 @@ static void run_case(ln_gb_state *st, void *ctx)
     ln_gb_counter(st, "rows_per_second", (double)c->rows, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
 }
 
+/* Real time always; with threads, the process's CPU time (all threads), which Google Benchmark
+ * names /process_time. */
+void ln_bench_set_run_name(ln_bench_case *c)
+{
+    snprintf(c->run_name, sizeof c->run_name, "%s%s/real_time", c->name, c->threads > 1 ? "/process_time" : "");
+}
+
 size_t ln_bench_run(ln_bench_case *cases, size_t ncases, const ln_bench_run_options *o, ln_gb_result **out)
 {
     int threads = 1;
@@ -218,6 +225,7 @@ size_t ln_bench_run(ln_bench_case *cases, size_t ncases, const ln_bench_run_opti
         refs[i] = (case_ref){.run = &r, .c = &cases[i]};
         ln_gb_bench *b = ln_gb_register(cases[i].name, run_case, &refs[i]);
         ln_gb_use_real_time(b);
+        if (cases[i].threads > 1) ln_gb_process_cpu_time(b); /* every thread's share, not thread 0's */
         ln_gb_min_max_statistics(b);
     }
     size_t n = ln_gb_run(out);

@@ -15,7 +15,7 @@ int ln_bench_stats_of(const ln_gb_result *r, size_t n, const ln_bench_case *c, l
     s->gbps_max = single ? s->gbps : ln_gb_lookup(r, n, c->run_name, "max", "bytes_per_second") * 1e-9;
     s->cv = single ? NAN : ln_gb_lookup(r, n, c->run_name, "cv", "bytes_per_second");
     s->real_ns = med->real_ns;
-    s->cpu_ns = med->cpu_ns;
-    s->gbps_cpu = 2.0 * (double)c->xbytes / med->cpu_ns;
+    s->cpu_ns = med->cpu_ns / c->threads;
+    s->gbps_cpu = 2.0 * (double)c->xbytes / s->cpu_ns;
     return 1;
 }

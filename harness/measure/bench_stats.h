@@ -7,8 +7,8 @@
 
 typedef struct {
     double gbps, gbps_min, gbps_max, cv;  /* real time: medians (or the one run), extremes, CV */
-    double gbps_cpu;                      /* median rate from the calling thread's CPU time */
-    double real_ns, cpu_ns;               /* median per call */
+    double gbps_cpu;                      /* median rate from CPU time per thread */
+    double real_ns, cpu_ns;               /* median per call (CPU: per thread, the process's over threads) */
     double rows_per_second;
     int reps;
 } ln_bench_stats;

@@ -117,6 +117,7 @@ void ln_gb_arg(ln_gb_bench *b, int64_t arg) { B(b)->Arg(arg); }
 void ln_gb_repetitions(ln_gb_bench *b, int n) { B(b)->Repetitions(n); }
 void ln_gb_min_time(ln_gb_bench *b, double seconds) { B(b)->MinTime(seconds); }
 void ln_gb_use_real_time(ln_gb_bench *b) { B(b)->UseRealTime(); }
+void ln_gb_process_cpu_time(ln_gb_bench *b) { B(b)->MeasureProcessCPUTime(); }
 void ln_gb_report_aggregates_only(ln_gb_bench *b, int only) { B(b)->ReportAggregatesOnly(only != 0); }
 
 void ln_gb_min_max_statistics(ln_gb_bench *b)

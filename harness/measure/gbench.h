@@ -35,6 +35,7 @@ void ln_gb_arg(ln_gb_bench *b, int64_t arg);           /* one more instance with
 void ln_gb_repetitions(ln_gb_bench *b, int n);         /* overrides --benchmark_repetitions */
 void ln_gb_min_time(ln_gb_bench *b, double seconds);   /* overrides --benchmark_min_time */
 void ln_gb_use_real_time(ln_gb_bench *b);              /* times and rates from wall-clock time */
+void ln_gb_process_cpu_time(ln_gb_bench *b);           /* CPU time of all threads, not the caller's */
 void ln_gb_report_aggregates_only(ln_gb_bench *b, int only);
 /* Adds "min" and "max" aggregates (beside mean, median, stddev, cv) over the repetitions. */
 void ln_gb_min_max_statistics(ln_gb_bench *b);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_run.h"
 #include "cli.h"
 
 /* "1M", "256M", "64K", or the plain number when no suffix divides it. */
@@ -112,7 +113,7 @@ ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
     link_smaller(cases, n);
     for (size_t i = 0; i < n; i++) {
         cases[i].index = i;
-        snprintf(cases[i].run_name, sizeof cases[i].run_name, "%s/real_time", cases[i].name);
+        ln_bench_set_run_name(&cases[i]);
     }
     *ncases = n;
     return cases;

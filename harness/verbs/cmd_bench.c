@@ -42,7 +42,8 @@ static const char bench_help[] =
     "Every --benchmark_* flag goes to Google Benchmark 1.7.1, e.g. --benchmark_filter=REGEX,\n"
     "--benchmark_min_time=0.2 (seconds, no suffix), --benchmark_repetitions=N,\n"
     "--benchmark_enable_random_interleaving=true. Defaults here: 5 repetitions, min time 0.05 s,\n"
-    "aggregates only on the console. The probes always run, whatever the filter.\n";
+    "aggregates only on the console. The probes always run, whatever the filter; a filter that\n"
+    "leaves no kernel benchmark exits 2.\n";
 
 static size_t *parse_counts(const char *list, const char *what, long long max, size_t *count)
 {

@@ -2,6 +2,7 @@
  * streaming probes of the same size, and writes results/bench.json (Google Benchmark's own
  * JSON) and results/bench.csv (one row per kernel and shape, medians over repetitions). */
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +73,17 @@ static size_t *parse_sizes(const char *list, size_t *count)
     return v;
 }
 
-/* Thread counts up to the online CPUs: two threads sharing a CPU would time the scheduler. */
+/* Thread counts up to the online CPUs (and those this process may run on, if fewer): two
+ * threads sharing a CPU would time the scheduler. */
 static size_t *parse_threads(const char *list, size_t *count)
 {
     size_t *v = parse_counts(list, "--threads", 4096, count);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < cpus) cpus = CPU_COUNT(&allowed);
     for (size_t i = 0; i < *count; i++)
         if (cpus > 0 && v[i] > (size_t)cpus)
-            ln_die_usage("--threads: %zu threads on %ld online CPUs would share CPUs (at most %ld)", v[i], cpus, cpus);
+            ln_die_usage("--threads: %zu threads on %ld CPUs would share CPUs (at most %ld)", v[i], cpus, cpus);
     return v;
 }
 

@@ -83,7 +83,8 @@ static size_t *parse_threads(const char *list, size_t *count)
     if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < cpus) cpus = CPU_COUNT(&allowed);
     for (size_t i = 0; i < *count; i++)
         if (cpus > 0 && v[i] > (size_t)cpus)
-            ln_die_usage("--threads: %zu threads on %ld CPUs would share CPUs (at most %ld)", v[i], cpus, cpus);
+            ln_die_usage("--threads: %zu threads on %ld CPU%s would share CPUs (at most %ld)", v[i], cpus,
+                         cpus > 1 ? "s" : "", cpus);
     return v;
 }
 

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -69,9 +71,39 @@ static void test_finish_releases_helpers(void **state)
     ln_team_free(t);
 }
 
+/* During a job each thread runs on its own CPU (where pinning is allowed), and afterwards the
+ * caller has its CPU set back. */
+typedef struct {
+    cpu_set_t seen[2];
+} affinity_job;
+
+static void record_affinity(void *ctx, int i)
+{
+    affinity_job *j = ctx;
+    pthread_getaffinity_np(pthread_self(), sizeof j->seen[i], &j->seen[i]);
+}
+
+static void test_threads_pinned_apart(void **state)
+{
+    (void)state;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) skip();
+    cpu_set_t before, after;
+    pthread_getaffinity_np(pthread_self(), sizeof before, &before);
+    if (CPU_COUNT(&before) < 2) skip();
+    ln_team *t = ln_team_create(2);
+    affinity_job j;
+    ln_team_run(t, 2, record_affinity, &j);
+    pthread_getaffinity_np(pthread_self(), sizeof after, &after);
+    ln_team_free(t);
+    assert_true(CPU_EQUAL(&before, &after));
+    if (CPU_COUNT(&j.seen[0]) != 1 || CPU_COUNT(&j.seen[1]) != 1) skip(); /* pinning refused here */
+    assert_false(CPU_EQUAL(&j.seen[0], &j.seen[1]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_pinned_apart), /* first: the caller's CPU set is untouched yet */
         cmocka_unit_test(test_iterations_meet_at_the_barrier),
         cmocka_unit_test(test_finish_releases_helpers),
     };

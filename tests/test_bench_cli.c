@@ -91,17 +91,22 @@ static int row_of(const csv *t, const char *kernel)
 
 static double num(const csv *t, int r, const char *name) { return strtod(t->cell[r][col(t, name)], NULL); }
 
+/* Runs `lnbench bench FLAGS --out NAME` (in the test folder), which must succeed, and reads
+ * the CSV it writes into t. */
+static void bench_ok(const char *flags, const char *name, csv *t)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "bench %s --out %s", flags, test_path(name));
+    assert_int_equal(run(args), 0);
+    parse_csv(slurp(name), t);
+}
+
 static void test_tiny_run_writes_consistent_csv(void **state)
 {
     (void)state;
-    char args[512];
-    snprintf(args, sizeof args,
-             "bench --kernels f32-twopass-scalar,f64-twopass-scalar --D 64 --bytes 64K "
-             "--benchmark_min_time=0.01 --benchmark_repetitions=1 --out %s",
-             test_path("b.csv"));
-    assert_int_equal(run(args), 0);
     csv t;
-    parse_csv(slurp("b.csv"), &t);
+    bench_ok("--kernels f32-twopass-scalar,f64-twopass-scalar --D 64 --bytes 64K "
+             "--benchmark_min_time=0.01 --benchmark_repetitions=1", "b.csv", &t);
     /* the two kernels and the two probes of the one size */
     assert_int_equal(t.nrows, 4);
     const char *needed[] = {"kernel", "dtype", "D", "rows", "bytes", "ns_per_row", "gbps", "gbps_min", "gbps_max",
@@ -146,14 +151,9 @@ static void test_tiny_run_writes_consistent_csv(void **state)
 static void test_max_call_seconds_skips(void **state)
 {
     (void)state;
-    char args[512];
-    snprintf(args, sizeof args,
-             "bench --kernels f32-twopass-scalar --D 64 --bytes 64K,128K --max-call-seconds 1e-9 "
-             "--benchmark_min_time=0.005 --benchmark_repetitions=1 --out %s",
-             test_path("skip.csv"));
-    assert_int_equal(run(args), 0);
     csv t;
-    parse_csv(slurp("skip.csv"), &t);
+    bench_ok("--kernels f32-twopass-scalar --D 64 --bytes 64K,128K --max-call-seconds 1e-9 "
+             "--benchmark_min_time=0.005 --benchmark_repetitions=1", "skip.csv", &t);
     assert_int_equal(t.nrows, 5);  /* 2 x 2 probes + the 64K kernel row */
     int r = row_of(&t, "f32-twopass-scalar");
     assert_int_equal((int)num(&t, r, "bytes"), 65536);
@@ -164,17 +164,56 @@ static void test_max_call_seconds_skips(void **state)
 static void test_filter_keeps_probes(void **state)
 {
     (void)state;
-    char args[512];
-    snprintf(args, sizeof args,
-             "bench --kernels f32-twopass-scalar,f64-twopass-scalar --D 64 --bytes 64K "
-             "--benchmark_filter=f64-.*/D:64 --benchmark_min_time=0.005 --benchmark_repetitions=1 --out %s",
-             test_path("filter.csv"));
-    assert_int_equal(run(args), 0);
     csv t;
-    parse_csv(slurp("filter.csv"), &t);
+    bench_ok("--kernels f32-twopass-scalar,f64-twopass-scalar --D 64 --bytes 64K "
+             "--benchmark_filter=f64-.*/D:64 --benchmark_min_time=0.005 --benchmark_repetitions=1",
+             "filter.csv", &t);
     assert_int_equal(t.nrows, 3);
     int r = row_of(&t, "f64-twopass-scalar");
     assert_true(num(&t, r, "bw_fraction") > 0);
+}
+
+/* --threads 1,2: every case at each count, probes included; each kernel's bw_fraction is over
+ * the probe of its own thread count. */
+static void test_threads_list(void **state)
+{
+    (void)state;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) skip();
+    csv t;
+    bench_ok("--kernels f32-twopass-scalar --D 64 --bytes 64K --threads 1,2 "
+             "--benchmark_min_time=0.005 --benchmark_repetitions=1", "threads.csv", &t);
+    assert_int_equal(t.nrows, 6);
+    const char *labels[] = {"probe-copy", "probe-stream", "f32-twopass-scalar"};
+    for (int threads = 1; threads <= 2; threads++)
+        for (int l = 0; l < 3; l++) {
+            int found = -1, copy = -1;
+            for (int r = 0; r < t.nrows; r++) {
+                if ((int)num(&t, r, "threads") != threads) continue;
+                if (!strcmp(t.cell[r][col(&t, "kernel")], labels[l])) found = r;
+                if (!strcmp(t.cell[r][col(&t, "kernel")], "probe-copy")) copy = r;
+            }
+            if (found < 0) fail_msg("no row for %s at %d threads", labels[l], threads);
+            assert_true(num(&t, found, "gbps") > 0);
+            assert_int_equal((int)num(&t, found, "bytes"), 65536);
+            assert_true(fabs(num(&t, found, "bw_fraction") / (num(&t, found, "gbps") / num(&t, copy, "gbps")) - 1) < 1e-3);
+        }
+    const char *json = slurp("threads.json");
+    assert_non_null(strstr(json, "f32-twopass-scalar/D:64/rows:256/threads:2/process_time/real_time"));
+    assert_non_null(strstr(json, "probe-copy/bytes:64K/threads:2/process_time/real_time"));
+}
+
+/* A filter that leaves no kernel benchmark (the probes alone) is refused before any work. */
+static void test_empty_selection_exit_2(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args,
+             "bench --kernels f32-twopass-scalar --D 64 --bytes 64K --benchmark_filter=f64- --out %s",
+             test_path("none.csv"));
+    assert_int_equal(run(args), 2);
+    assert_non_null(strstr(slurp("err"), "--benchmark_filter"));
+    assert_false(exists("none.csv"));
+    assert_no_temp_files();
 }
 
 static void expect_usage_error(const char *args, const char *mention)
@@ -196,7 +235,10 @@ static void test_bad_flags_exit_2(void **state)
     expect_usage_error("--benchmark_format=xml", "xml");
     expect_usage_error("--bytes 12Q", "--bytes");
     expect_usage_error("--bytes 0", "--bytes");
-    expect_usage_error("--threads 3", "--threads");
+    char too_many[64];  /* one thread more than there are CPUs */
+    snprintf(too_many, sizeof too_many, "--threads 1,%ld", sysconf(_SC_NPROCESSORS_ONLN) + 1);
+    expect_usage_error(too_many, "--threads");
+    expect_usage_error("--threads 0", "--threads");
     expect_usage_error("--rows 4", "not both");
     expect_usage_error("--dist nosuch", "nosuch");
     assert_no_temp_files();
@@ -215,6 +257,8 @@ int main(void)
         cmocka_unit_test(test_tiny_run_writes_consistent_csv),
         cmocka_unit_test(test_max_call_seconds_skips),
         cmocka_unit_test(test_filter_keeps_probes),
+        cmocka_unit_test(test_threads_list),
+        cmocka_unit_test(test_empty_selection_exit_2),
         cmocka_unit_test(test_bad_flags_exit_2),
     };
     return cmocka_run_group_tests(tests, setup, test_dir_remove);

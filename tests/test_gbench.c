@@ -115,6 +115,68 @@ static void test_repetitions_give_aggregates(void **state)
     free(r);
 }
 
+/* The function runs its loop exactly max_iterations times: what helper threads are told. */
+static void count_iterations(ln_gb_state *st, void *ctx)
+{
+    int64_t *counts = ctx, n = 0;
+    int64_t promised = ln_gb_max_iterations(st);
+    while (ln_gb_keep_running(st)) n++;
+    if (n != promised) counts[1] = 1; /* a mismatch, seen by the test */
+    counts[0] += n;
+    ln_gb_counter(st, "bytes_per_second", 64, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
+}
+
+/* Every repetition and every aggregate of every benchmark comes back as a struct, by name. */
+static void test_every_run_and_aggregate_is_handed_back(void **state)
+{
+    (void)state;
+    init_flags("--benchmark_repetitions=2");
+    int64_t counts[2][2] = {{0}};
+    const char *names[] = {"c-first", "c-second"};
+    for (int b = 0; b < 2; b++) {
+        ln_gb_bench *h = ln_gb_register(names[b], count_iterations, counts[b]);
+        ln_gb_use_real_time(h);
+        ln_gb_min_max_statistics(h);
+    }
+    ln_gb_result *r;
+    size_t n = ln_gb_run(&r);
+    const char *aggregates[] = {"mean", "median", "stddev", "cv", "min", "max"};
+    assert_int_equal(n, 2 * (2 + 6));
+    for (int b = 0; b < 2; b++) {
+        char run_name[64];
+        snprintf(run_name, sizeof run_name, "%s/real_time", names[b]);
+        assert_true(counts[b][0] > 0);
+        assert_int_equal(counts[b][1], 0);
+        int reps = 0;
+        for (size_t i = 0; i < n; i++) reps += !strcmp(r[i].name, run_name) && r[i].aggregate[0] == 0 && r[i].repetition >= 0;
+        assert_int_equal(reps, 2);
+        for (size_t a = 0; a < 6; a++) {
+            const ln_gb_result *found = ln_gb_find(r, n, run_name, aggregates[a]);
+            if (!found) fail_msg("no %s aggregate for %s", aggregates[a], run_name);
+            double v = ln_gb_counter_value(found, "bytes_per_second");
+            if (strcmp(aggregates[a], "stddev") && strcmp(aggregates[a], "cv")) assert_true(v > 0 && isfinite(v));
+            else assert_true(v >= 0 && isfinite(v));
+        }
+    }
+    free(r);
+}
+
+/* --benchmark_filter as Google Benchmark applies it: searched, "all", negation. */
+static void test_filter_selects(void **state)
+{
+    (void)state;
+    init_flags("--benchmark_filter=f32-.*/D:64");
+    assert_int_equal(ln_gb_filter_selects("f32-twopass-scalar/D:64/rows:4/real_time"), 1);
+    assert_int_equal(ln_gb_filter_selects("f64-twopass-scalar/D:64/rows:4/real_time"), 0);
+    init_flags("--benchmark_filter=-probe");
+    assert_int_equal(ln_gb_filter_selects("probe-copy/bytes:1M/real_time"), 0);
+    assert_int_equal(ln_gb_filter_selects("f32-twopass-scalar/D:64/rows:4/real_time"), 1);
+    init_flags("--benchmark_filter=(");
+    assert_int_equal(ln_gb_filter_selects("x"), -1);
+    init_flags("--benchmark_filter=all");
+    assert_int_equal(ln_gb_filter_selects("x"), 1);
+}
+
 static void test_unknown_flags_stay(void **state)
 {
     (void)state;
@@ -134,6 +196,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counter_is_a_positive_rate),
         cmocka_unit_test(test_repetitions_give_aggregates),
+        cmocka_unit_test(test_every_run_and_aggregate_is_handed_back),
+        cmocka_unit_test(test_filter_selects),
         cmocka_unit_test(test_unknown_flags_stay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

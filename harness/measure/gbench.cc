@@ -2,6 +2,7 @@
 #include "gbench.h"
 
 #include <benchmark/benchmark.h>
+#include <regex.h>
 
 #include <cmath>
 #include <cstdio>
@@ -116,6 +117,7 @@ void ln_gb_arg(ln_gb_bench *b, int64_t arg) { B(b)->Arg(arg); }
 void ln_gb_repetitions(ln_gb_bench *b, int n) { B(b)->Repetitions(n); }
 void ln_gb_min_time(ln_gb_bench *b, double seconds) { B(b)->MinTime(seconds); }
 void ln_gb_use_real_time(ln_gb_bench *b) { B(b)->UseRealTime(); }
+void ln_gb_process_cpu_time(ln_gb_bench *b) { B(b)->MeasureProcessCPUTime(); }
 void ln_gb_report_aggregates_only(ln_gb_bench *b, int only) { B(b)->ReportAggregatesOnly(only != 0); }
 
 void ln_gb_min_max_statistics(ln_gb_bench *b)
@@ -126,6 +128,7 @@ void ln_gb_min_max_statistics(ln_gb_bench *b)
 int ln_gb_keep_running(ln_gb_state *st) { return S(st).KeepRunning(); }
 int64_t ln_gb_range(const ln_gb_state *st, int i) { return S(st).range(static_cast<size_t>(i)); }
 int64_t ln_gb_iterations(const ln_gb_state *st) { return S(st).iterations(); }
+int64_t ln_gb_max_iterations(const ln_gb_state *st) { return S(st).max_iterations; }
 void ln_gb_pause_timing(ln_gb_state *st) { S(st).PauseTiming(); }
 void ln_gb_resume_timing(ln_gb_state *st) { S(st).ResumeTiming(); }
 void ln_gb_skip_with_error(ln_gb_state *st, const char *message) { S(st).SkipWithError(message); }
@@ -156,6 +159,22 @@ size_t ln_gb_run(ln_gb_result **out)
     }
     if (n) std::memcpy(*out, reporter.results.data(), n * sizeof **out);
     return n;
+}
+
+// As benchmark::RunSpecifiedBenchmarks and BenchmarkFamilies::FindBenchmarks (1.7.1) match a
+// benchmark's full name: "all" is ".", a leading '-' negates, an extended regular expression
+// searched in the name (Google Benchmark's POSIX back end; its std::regex one is also extended).
+int ln_gb_filter_selects(const char *name)
+{
+    std::string spec = benchmark::GetBenchmarkFilter();
+    if (spec.empty() || spec == "all") spec = ".";
+    bool negative = spec[0] == '-';
+    if (negative) spec.erase(0, 1);
+    regex_t re;
+    if (regcomp(&re, spec.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return -1;
+    bool found = regexec(&re, name, 0, nullptr, 0) == 0;
+    regfree(&re);
+    return found != negative;
 }
 
 void ln_gb_set_display(int show) { display = show != 0; }

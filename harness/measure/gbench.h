@@ -35,6 +35,7 @@ void ln_gb_arg(ln_gb_bench *b, int64_t arg);           /* one more instance with
 void ln_gb_repetitions(ln_gb_bench *b, int n);         /* overrides --benchmark_repetitions */
 void ln_gb_min_time(ln_gb_bench *b, double seconds);   /* overrides --benchmark_min_time */
 void ln_gb_use_real_time(ln_gb_bench *b);              /* times and rates from wall-clock time */
+void ln_gb_process_cpu_time(ln_gb_bench *b);           /* CPU time of all threads, not the caller's */
 void ln_gb_report_aggregates_only(ln_gb_bench *b, int only);
 /* Adds "min" and "max" aggregates (beside mean, median, stddev, cv) over the repetitions. */
 void ln_gb_min_max_statistics(ln_gb_bench *b);
@@ -43,6 +44,9 @@ void ln_gb_min_max_statistics(ln_gb_bench *b);
 int ln_gb_keep_running(ln_gb_state *st);
 int64_t ln_gb_range(const ln_gb_state *st, int i);
 int64_t ln_gb_iterations(const ln_gb_state *st);
+/* How many iterations this run of the function will take: ln_gb_keep_running returns true
+ * that many times (unless the run is skipped), so helper threads can do as many. */
+int64_t ln_gb_max_iterations(const ln_gb_state *st);
 void ln_gb_pause_timing(ln_gb_state *st);
 void ln_gb_resume_timing(ln_gb_state *st);
 void ln_gb_skip_with_error(ln_gb_state *st, const char *message);
@@ -71,6 +75,12 @@ typedef struct {
         double value;               /* after the flags are applied: a rate is per second */
     } counters[LN_GB_MAX_COUNTERS];
 } ln_gb_result;
+
+/* Whether the --benchmark_filter given to ln_gb_init selects the benchmark whose run is called
+ * `name` (as reported, e.g. "k/D:64/real_time"), by Google Benchmark's rule: a POSIX extended
+ * regular expression searched in the name, "" and "all" select everything, a leading '-'
+ * negates. 1 or 0; -1 when the expression does not compile (ln_gb_run then says so). */
+int ln_gb_filter_selects(const char *name);
 
 /* Whether ln_gb_run prints Google Benchmark's console report (default 1); the JSON file and
  * the collected results are unaffected. */

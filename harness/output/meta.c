@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cpu.h"
 #include "outfile.h"
 #if LN_HAVE_ONEDNN
@@ -45,13 +46,6 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_field(FILE *f, const char *key, const char *value)
-{
-    fprintf(f, "  \"%s\": ", key);
-    json_string(f, value);
-    fputs(",\n", f);
-}
-
 /* "none" unless built with oneDNN */
 static void onednn_version(char *buf, size_t n)
 {
@@ -62,37 +56,73 @@ static void onednn_version(char *buf, size_t n)
 #endif
 }
 
-void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv)
+/* The command as a JSON array of strings (malloc'ed). */
+static char *command_json(int argc, char **argv)
 {
-    char isa[128], date[32], host[256] = "unknown", onednn[64] = "none";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) ln_die("out of memory");
+    fputc('[', f);
+    for (int i = 0; i < argc; i++) {
+        if (i) fputs(", ", f);
+        json_string(f, argv[i]);
+    }
+    fputc(']', f);
+    if (fclose(f) != 0) ln_die("out of memory");
+    return text;
+}
+
+void ln_meta_fields(uint64_t seed, int argc, char **argv, ln_meta_field_fn fn, void *ctx)
+{
+    char isa[128], date[32], host[256] = "unknown", onednn[64] = "none", cores[32], seed_text[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "unknown");
     host[sizeof host - 1] = 0;
     const char *cap = getenv("LNBENCH_ISA");
     onednn_version(onednn, sizeof onednn);
-    fputs("{\n", f);
     char model[128];
     snprintf(model, sizeof model, "%s", ln_cpu_model());
     for (size_t n = strlen(model); n > 0 && model[n - 1] == ' ';) model[--n] = 0; /* cpuid pads */
-    json_field(f, "cpu_model", model);
-    json_field(f, "isa_features", ln_isa_names(ln_cpu_features_hw(), isa, sizeof isa));
-    json_field(f, "isa_cap", cap && *cap ? cap : "native");
-    fprintf(f, "  \"cores\": %ld,\n", sysconf(_SC_NPROCESSORS_ONLN));
-    json_field(f, "compiler", LN_COMPILER);
-    json_field(f, "cflags", LN_CFLAGS);
-    json_field(f, "mpfr_version", mpfr_get_version());
-    json_field(f, "gbench_version", LN_GBENCH_VERSION);
-    json_field(f, "onednn", onednn);
-    json_field(f, "git_commit", LN_GIT_COMMIT);
-    json_field(f, "date", date);
-    json_field(f, "hostname", host);
-    fprintf(f, "  \"seed\": %" PRIu64 ",\n  \"command\": [", seed);
-    for (int i = 0; i < argc; i++) {
-        if (i) fputs(", ", f);
-        json_string(f, argv[i]);
-    }
-    fputs("]\n}", f);
+    snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    snprintf(seed_text, sizeof seed_text, "%" PRIu64, seed);
+    char *command = command_json(argc, argv);
+    fn(ctx, "cpu_model", model, 1);
+    fn(ctx, "isa_features", ln_isa_names(ln_cpu_features_hw(), isa, sizeof isa), 1);
+    fn(ctx, "isa_cap", cap && *cap ? cap : "native", 1);
+    fn(ctx, "cores", cores, 0);
+    fn(ctx, "compiler", LN_COMPILER, 1);
+    fn(ctx, "cflags", LN_CFLAGS, 1);
+    fn(ctx, "mpfr_version", mpfr_get_version(), 1);
+    fn(ctx, "gbench_version", LN_GBENCH_VERSION, 1);
+    fn(ctx, "onednn", onednn, 1);
+    fn(ctx, "git_commit", LN_GIT_COMMIT, 1);
+    fn(ctx, "date", date, 1);
+    fn(ctx, "hostname", host, 1);
+    fn(ctx, "seed", seed_text, 0);
+    fn(ctx, "command", command, 0);
+    free(command);
+}
+
+typedef struct {
+    FILE *f;
+    int written;
+} json_writer;
+
+static void write_field(void *ctx, const char *key, const char *value, int quoted)
+{
+    json_writer *w = ctx;
+    fprintf(w->f, "%s  \"%s\": ", w->written++ ? ",\n" : "{\n", key);
+    if (quoted) json_string(w->f, value);
+    else fputs(value, w->f);
+}
+
+void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv)
+{
+    json_writer w = {.f = f};
+    ln_meta_fields(seed, argc, argv, write_field, &w);
+    fputs("\n}", f);
 }
 
 void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv)

@@ -1,0 +1,237 @@
+#include "bench_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bench_stats.h"
+#include "cli.h"
+#include "probe.h"
+#include "team.h"
+
+/* Rows generated from the distribution per fill; larger inputs repeat them (speed does not
+ * depend on which rows follow which, and a 256 MiB fill stays a memcpy). */
+#define FILL_BLOCK_BYTES (4u << 20)
+
+/* One thread's inputs and outputs, allocated and first touched by that thread. */
+typedef struct {
+    void *x, *y, *gamma, *beta;
+    ln_args args;             /* its share of the case being timed */
+    size_t probe_floats;
+} thread_buffers;
+
+typedef struct {
+    const ln_bench_run_options *o;
+    ln_bench_case *cases;
+    size_t ncases;
+    ln_team *team;
+    thread_buffers *buf;      /* one per thread of the team */
+    int buf_threads;          /* the thread count the buffers are sized for; 0: none yet */
+    size_t buf_bytes, affine_bytes;
+    const ln_bench_case *current;    /* the case a team job works on */
+    const ln_bench_case *filled_for; /* the case whose inputs the buffers hold */
+    const ln_bench_case *shown;      /* on the progress line */
+} bench_run;
+
+static void *alloc_touched(size_t bytes)
+{
+    size_t align = bytes >= (2u << 20) ? (2u << 20) : 64;  /* whole huge pages for big arrays */
+    bytes = (bytes + align - 1) / align * align;
+    void *p = NULL;
+    if (posix_memalign(&p, align, bytes) != 0) ln_die("cannot allocate %zu bytes for the inputs", bytes);
+#ifdef MADV_HUGEPAGE
+    if (align > 64) madvise(p, bytes, MADV_HUGEPAGE); /* fewer TLB misses; a hint only */
+#endif
+    memset(p, 0, bytes);  /* fault every page in now, not inside a timed loop */
+    return p;
+}
+
+/* Team job: thread i allocates its buffers and touches them first, so that its pages are
+ * local to the CPU it runs on. */
+static void alloc_buffers(void *ctx, int i)
+{
+    bench_run *r = ctx;
+    thread_buffers *b = &r->buf[i];
+    b->x = alloc_touched(r->buf_bytes);
+    b->y = alloc_touched(r->buf_bytes);
+    b->gamma = alloc_touched(r->affine_bytes);
+    b->beta = alloc_touched(r->affine_bytes);
+}
+
+static void free_buffers(bench_run *r)
+{
+    for (int i = 0; i < r->buf_threads; i++) free(r->buf[i].x), free(r->buf[i].y), free(r->buf[i].gamma), free(r->buf[i].beta);
+    memset(r->buf, 0, r->buf_threads * sizeof *r->buf);
+    r->buf_threads = 0;
+    r->filled_for = NULL;
+}
+
+/* Thread i's share of c, in bytes of x. */
+static size_t share_bytes(const ln_bench_case *c, int i)
+{
+    if (c->what != LN_BENCH_KERNEL) return ln_bench_share(c->D, c->threads, i, NULL) * sizeof(float);
+    return ln_bench_share(c->rows, c->threads, i, NULL) * c->D * ln_fmt(c->dtype)->size;
+}
+
+/* Buffers for c's thread count, sized for the largest share of any case of that count. */
+static void ensure_buffers(bench_run *r, const ln_bench_case *c)
+{
+    if (r->buf_threads == c->threads) return;
+    free_buffers(r);
+    size_t bytes = 64, max_D = 1;
+    for (size_t j = 0; j < r->ncases; j++) {
+        const ln_bench_case *o = &r->cases[j];
+        if (o->threads != c->threads) continue;
+        for (int i = 0; i < o->threads; i++) bytes = share_bytes(o, i) > bytes ? share_bytes(o, i) : bytes;
+        if (o->what == LN_BENCH_KERNEL) max_D = o->D > max_D ? o->D : max_D;
+    }
+    r->buf_bytes = bytes;
+    r->affine_bytes = max_D * sizeof(double);
+    ln_team_run(r->team, c->threads, alloc_buffers, r);
+    r->buf_threads = c->threads;
+}
+
+static int same_inputs(const ln_bench_case *a, const ln_bench_case *b)
+{
+    if (a->threads != b->threads) return 0;
+    if (a->what != LN_BENCH_KERNEL || b->what != LN_BENCH_KERNEL)
+        return a->what != LN_BENCH_KERNEL && b->what != LN_BENCH_KERNEL;
+    return a->dtype == b->dtype && a->D == b->D && a->rows == b->rows && a->dist == b->dist && a->seed == b->seed;
+}
+
+/* Team job: thread i fills its share of the current case's x (and its gamma, beta). */
+static void fill_share(void *ctx, int i)
+{
+    bench_run *r = ctx;
+    const ln_bench_case *c = r->current;
+    thread_buffers *b = &r->buf[i];
+    if (c->what != LN_BENCH_KERNEL) {
+        float *x = b->x;
+        for (size_t j = 0; j < r->buf_bytes / sizeof(float); j++) x[j] = 1.0f;
+        return;
+    }
+    size_t rows = ln_bench_share(c->rows, c->threads, i, NULL);
+    if (rows == 0) return;
+    size_t row_bytes = c->D * ln_fmt(c->dtype)->size;
+    size_t block = FILL_BLOCK_BYTES / row_bytes;
+    block = block < 1 ? 1 : block > rows ? rows : block;
+    ln_dist_fill(c->dist, c->dtype, block, c->D, c->seed, b->x);
+    for (size_t done = block; done < rows;) {
+        size_t n = done < rows - done ? done : rows - done;
+        memcpy((char *)b->x + done * row_bytes, b->x, n * row_bytes);
+        done += n;
+    }
+    ln_affine_fill(c->dtype, c->D, c->seed, b->gamma, b->beta);
+}
+
+/* Team job, once per timed iteration: thread i's share of one call. */
+static void call_share(void *ctx, int i)
+{
+    bench_run *r = ctx;
+    const ln_bench_case *c = r->current;
+    thread_buffers *b = &r->buf[i];
+    if (c->what == LN_BENCH_KERNEL) {
+        if (b->args.rows) c->k->forward(&b->args);
+    } else if (c->what == LN_BENCH_PROBE_COPY) {
+        ln_probe_copy(b->x, b->y, b->probe_floats);
+    } else {
+        ln_probe_stream(b->x, b->y, b->probe_floats);
+    }
+    ln_clobber_memory();
+}
+
+/* Whether c would take over --max-call-seconds per call, judged from the rate the same kernel
+ * reached at the smaller size earlier in this run (slow kernels, such as emulated f16
+ * arithmetic, are compute-bound: their rate hardly depends on the size). */
+static int too_slow(const bench_run *r, ln_bench_case *c)
+{
+    if (r->o->max_call_seconds <= 0 || c->what != LN_BENCH_KERNEL || !c->smaller) return 0;
+    const ln_gb_result *res;
+    size_t n = ln_gb_results_so_far(&res);
+    ln_bench_stats s;
+    /* from CPU time, so that other processes taking the CPU do not change what is skipped */
+    if (!ln_bench_stats_of(res, n, c->smaller, &s) || !(s.gbps_cpu > 0)) return 0;
+    double seconds = 2.0 * (double)c->xbytes / (s.gbps_cpu * 1e9);
+    if (seconds <= r->o->max_call_seconds) return 0;
+    c->predicted_s = seconds;
+    return 1;
+}
+
+static void show_progress(bench_run *r, const ln_bench_case *c)
+{
+    if (!r->o->quiet || c == r->shown || !isatty(STDERR_FILENO)) return;
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s", c->index + 1, r->ncases, c->name);
+    r->shown = c;
+}
+
+/* Each case's run: the benchmark function Google Benchmark calls (several times per case). */
+typedef struct {
+    bench_run *run;
+    ln_bench_case *c;
+} case_ref;
+
+static void run_case(ln_gb_state *st, void *ctx)
+{
+    bench_run *r = ((case_ref *)ctx)->run;
+    ln_bench_case *c = ((case_ref *)ctx)->c;
+    show_progress(r, c);
+    if (too_slow(r, c)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "skipped: one call would take ~%.1f s (> --max-call-seconds %g)", c->predicted_s,
+                 r->o->max_call_seconds);
+        ln_gb_skip_with_error(st, msg);
+        return;
+    }
+    ensure_buffers(r, c);
+    r->current = c;
+    if (!r->filled_for || !same_inputs(r->filled_for, c)) ln_team_run(r->team, c->threads, fill_share, r);
+    r->filled_for = c;
+    for (int i = 0; i < c->threads; i++) {
+        thread_buffers *b = &r->buf[i];
+        b->args = (ln_args){.rows = ln_bench_share(c->rows, c->threads, i, NULL), .D = c->D, .x = b->x, .y = b->y,
+                            .gamma = b->gamma, .beta = b->beta, .eps = c->eps};
+        b->probe_floats = ln_bench_share(c->D, c->threads, i, NULL);
+    }
+    ln_team_start(r->team, c->threads, call_share, r, ln_gb_max_iterations(st));
+    while (ln_gb_keep_running(st)) {
+        call_share(r, 0);
+        ln_team_step(r->team);
+    }
+    ln_team_finish(r->team);
+    /* x read + y written per call by all the threads together; gamma and beta (affine_bytes)
+     * are not counted. Rates are over wall-clock time (use_real_time). */
+    ln_gb_counter(st, "bytes_per_second", 2.0 * (double)c->xbytes, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
+    ln_gb_counter(st, "rows_per_second", (double)c->rows, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
+}
+
+/* Real time always; with threads, the process's CPU time (all threads), which Google Benchmark
+ * names /process_time. */
+void ln_bench_set_run_name(ln_bench_case *c)
+{
+    snprintf(c->run_name, sizeof c->run_name, "%s%s/real_time", c->name, c->threads > 1 ? "/process_time" : "");
+}
+
+size_t ln_bench_run(ln_bench_case *cases, size_t ncases, const ln_bench_run_options *o, ln_gb_result **out)
+{
+    int threads = 1;
+    for (size_t i = 0; i < ncases; i++) threads = cases[i].threads > threads ? cases[i].threads : threads;
+    bench_run r = {.o = o, .cases = cases, .ncases = ncases, .team = ln_team_create(threads)};
+    case_ref *refs = malloc(ncases * sizeof *refs);
+    if (!(r.buf = calloc(threads, sizeof *r.buf)) || !refs) ln_die("out of memory");
+    ln_gb_set_display(!o->quiet);
+    for (size_t i = 0; i < ncases; i++) {
+        refs[i] = (case_ref){.run = &r, .c = &cases[i]};
+        ln_gb_bench *b = ln_gb_register(cases[i].name, run_case, &refs[i]);
+        ln_gb_use_real_time(b);
+        if (cases[i].threads > 1) ln_gb_process_cpu_time(b); /* every thread's share, not thread 0's */
+        ln_gb_min_max_statistics(b);
+    }
+    size_t n = ln_gb_run(out);
+    if (o->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
+    free_buffers(&r);
+    ln_team_free(r.team);
+    free(r.buf), free(refs);
+    return n;
+}

@@ -1,0 +1,120 @@
+#include "bench_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_run.h"
+#include "cli.h"
+
+/* "1M", "256M", "64K", or the plain number when no suffix divides it. */
+static const char *size_name(size_t bytes, char *buf, size_t len)
+{
+    static const char suffix[] = "GMK";
+    for (int i = 0; i < 3; i++) {
+        size_t unit = (size_t)1 << (10 * (3 - i));
+        if (bytes % unit == 0) return snprintf(buf, len, "%zu%c", bytes / unit, suffix[i]), buf;
+    }
+    snprintf(buf, len, "%zu", bytes);
+    return buf;
+}
+
+/* "/threads:N" for more than one thread; nothing for one, so one-thread names stay as they were. */
+static void add_threads_suffix(ln_bench_case *c)
+{
+    size_t n = strlen(c->name);
+    if (c->threads > 1) snprintf(c->name + n, sizeof c->name - n, "/threads:%d", c->threads);
+}
+
+/* The two probes of size `size` (x's bytes) at `threads`, unless cases[first..n) has them. */
+static void add_probes(ln_bench_case *cases, size_t *n, size_t first, size_t size, int threads)
+{
+    for (size_t q = first; q < *n; q++)
+        if (cases[q].what == LN_BENCH_PROBE_COPY && cases[q].size == size) return;
+    for (ln_bench_what w = LN_BENCH_PROBE_COPY; w <= LN_BENCH_PROBE_STREAM; w++) {
+        ln_bench_case *pc = &cases[(*n)++];
+        char sz[32];
+        *pc = (ln_bench_case){.what = w, .label = w == LN_BENCH_PROBE_COPY ? "probe-copy" : "probe-stream",
+                              .dtype = LN_F32, .D = size / sizeof(float), .rows = 1, .size = size,
+                              .threads = threads};
+        pc->xbytes = pc->D * sizeof(float);
+        snprintf(pc->name, sizeof pc->name, "%s/bytes:%s", pc->label, size_name(size, sz, sizeof sz));
+        add_threads_suffix(pc);
+    }
+}
+
+static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, size_t size, size_t D,
+                                 const ln_dist *dist, double eps, size_t threads)
+{
+    size_t esize = ln_fmt(k->dtype)->size;
+    ln_bench_case c = {.what = LN_BENCH_KERNEL, .label = k->name, .k = k, .dtype = k->dtype, .D = D,
+                       .threads = (int)threads, .dist = dist, .eps = eps, .seed = g->seed};
+    c.rows = g->sizes_are_bytes ? size / (D * esize) : size;
+    if (c.rows == 0) c.rows = 1;
+    c.xbytes = c.rows * D * esize;
+    c.size = g->sizes_are_bytes ? size : c.xbytes;
+    char *p = c.name, *end = c.name + sizeof c.name;
+    p += snprintf(p, end - p, "%s/D:%zu/rows:%zu", c.label, c.D, c.rows);
+    if (g->ndists > 1) p += snprintf(p, end - p, "/dist:%s", dist->spec);
+    if (g->neps > 1) snprintf(p, end - p, "/eps:%g", eps);
+    add_threads_suffix(&c);
+    return c;
+}
+
+/* Peer libraries' wrappers (kernels/ext/) keep one primitive cache per process, whose entries
+ * hold the data pointers of the call: two threads calling at once would run on each other's
+ * rows. They are timed at one thread only. */
+static int callable_from_threads(const ln_kernel *k) { return strncmp(k->name, "ext-", 4) != 0; }
+
+/* Each kernel case's `smaller`: the same kernel, D, dist, eps and threads at the next smaller x. */
+static void link_smaller(ln_bench_case *cases, size_t ncases)
+{
+    for (size_t i = 0; i < ncases; i++)
+        for (size_t j = 0; j < i; j++) {
+            ln_bench_case *a = &cases[i], *b = &cases[j];
+            if (a->what == LN_BENCH_KERNEL && b->k == a->k && b->D == a->D && b->dist == a->dist &&
+                b->eps == a->eps && b->threads == a->threads && b->xbytes < a->xbytes &&
+                (!a->smaller || b->xbytes > a->smaller->xbytes))
+                a->smaller = b;
+        }
+}
+
+ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
+{
+    for (size_t di = 0; di < g->ndists; di++)
+        for (size_t d = 0; d < g->nD; d++)
+            if (g->dists[di].kind == LN_DIST_FILE && g->dists[di].file_D != g->D[d])
+                ln_die_usage("--D %zu: distribution '%s' has rows of %zu values", g->D[d], g->dists[di].spec,
+                             g->dists[di].file_D);
+    size_t nkernel_cases = g->nthreads * g->nsizes * g->nD * g->ndists * g->neps * g->nkernels;
+    ln_bench_case *cases = calloc(3 * nkernel_cases, sizeof *cases);
+    if (!cases) ln_die("out of memory");
+    size_t n = 0;
+    for (size_t t = 0; t < g->nthreads; t++)
+        for (size_t s = 0; s < g->nsizes; s++) {
+            size_t first_of_size = n;
+            for (size_t d = 0; d < g->nD; d++)
+                for (size_t di = 0; di < g->ndists; di++)
+                    for (size_t e = 0; e < g->neps; e++)
+                        for (size_t i = 0; i < g->nkernels; i++) {
+                            if (g->threads[t] > 1 && !callable_from_threads(g->kernels[i])) continue;
+                            ln_bench_case c = kernel_case(g, g->kernels[i], g->sizes[s], g->D[d], &g->dists[di],
+                                                          g->eps[e], g->threads[t]);
+                            add_probes(cases, &n, first_of_size, c.size, c.threads);
+                            cases[n++] = c;
+                        }
+        }
+    size_t most_threads = 1;
+    for (size_t t = 0; t < g->nthreads; t++) most_threads = g->threads[t] > most_threads ? g->threads[t] : most_threads;
+    for (size_t i = 0; i < g->nkernels; i++)
+        if (most_threads > 1 && !callable_from_threads(g->kernels[i]))
+            fprintf(stderr, "lnbench: note: %s runs at 1 thread only (its library's primitive cache is shared by "
+                    "the whole process); its cases at more threads are left out\n", g->kernels[i]->name);
+    link_smaller(cases, n);
+    for (size_t i = 0; i < n; i++) {
+        cases[i].index = i;
+        ln_bench_set_run_name(&cases[i]);
+    }
+    *ncases = n;
+    return cases;
+}

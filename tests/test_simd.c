@@ -257,6 +257,54 @@ static void test_shifted_redoes_bad_shifts(void **state)
     if ((ln_cpu_features() & LN_ISA_AVX2) && ln_kernel_find("f32-shifted-avx2")) assert_true(checked > 0);
 }
 
+/* An "accurate" fp32 kernel that takes its sums about a shift from the row's first elements
+ * must sum a row again when that shift is far from the mean: on rows whose first 32 elements sit
+ * 100 above the rest (among good rows), its outputs are the scalar accurate kernel's (the
+ * correctly rounded ones but for rare ties: >= 99.9% the same bits, none more than 1 ulp off)
+ * and its statistics agree to 1e-12. */
+static void test_accurate_redoes_bad_shifts(void **state)
+{
+    (void)state;
+    const ln_kernel *sc = ln_kernel_find("f32-accurate-scalar");
+    assert_non_null(sc);
+    const size_t dims[] = {300, 2100}, rows = 11;
+    size_t checked = 0;
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        char alg[32];
+        if (!is_simd(k) || k->dtype != LN_F32 || strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "accurate") != 0) continue;
+        for (size_t ni = 0; ni < 2; ni++) {
+            const size_t D = dims[ni];
+            float *x = malloc(rows * D * 4), *y1 = malloc(rows * D * 4), *y2 = malloc(rows * D * 4);
+            float *g = malloc(D * 4), *b = malloc(D * 4);
+            double m1[11], r1[11], m2[11], r2[11];
+            uint32_t seed = 777;
+            for (size_t j = 0; j < rows * D; j++) {
+                seed = seed * 1664525u + 1013904223u;
+                x[j] = (float)((double)(seed >> 8) * 0x1p-23 - 1.0 + ((j / D) % 4 == 1 && j % D < 32 ? 100.0 : 0.0));
+            }
+            for (size_t j = 0; j < D; j++) g[j] = 1.0f + 0.25f * (float)(j % 5) / 4, b[j] = 0.25f * (float)(j % 3) / 2;
+            ln_args a = {.rows = rows, .D = D, .x = x, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = m1, .rstd = r1};
+            sc->forward(&a);
+            a.y = y2, a.mean = m2, a.rstd = r2;
+            k->forward(&a);
+            size_t same = 0;
+            for (size_t j = 0; j < rows * D; j++) {
+                same += y1[j] == y2[j];
+                if (!(fabsf(y1[j] - y2[j]) <= nextafterf(fabsf(y1[j]), INFINITY) - fabsf(y1[j])))
+                    fail_msg("%s D=%zu element %zu: %.9g against %.9g (%s)", k->name, D, j, y2[j], y1[j], sc->name);
+            }
+            if (same < 0.999 * (double)(rows * D)) fail_msg("%s D=%zu: only %zu of %zu outputs correctly rounded", k->name, D, same, rows * D);
+            for (size_t r = 0; r < rows; r++)
+                if (!(fabs(m1[r] - m2[r]) <= 1e-12 / r1[r] && fabs(r1[r] - r2[r]) <= 1e-12 * r1[r]))
+                    fail_msg("%s D=%zu row %zu: mean %.17g rstd %.17g, %s %.17g %.17g", k->name, D, r, m2[r], r2[r], sc->name, m1[r], r1[r]);
+            checked++;
+            free(x), free(y1), free(y2), free(g), free(b);
+        }
+    }
+    if (ln_cpu_features() & LN_ISA_AVX2) assert_true(checked > 0);
+}
+
 /* A row's outputs and statistics do not depend on its neighbours: kernels that pipeline rows
  * or group them give each row the same bits as a call on that row alone. Short rows, rows past
  * the pipelines' limits, every dtype. */
@@ -382,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_agrees_with_scalar_sibling),
         cmocka_unit_test(test_fused_is_twopass_reordered),
         cmocka_unit_test(test_shifted_redoes_bad_shifts),
+        cmocka_unit_test(test_accurate_redoes_bad_shifts),
         cmocka_unit_test(test_rows_are_independent),
         cmocka_unit_test(test_empty_is_noop),
         cmocka_unit_test(test_isa_cap_hides_kernels),

@@ -1,138 +1,142 @@
-/* Near-correctly-rounded fp32 LayerNorm: fp32 storage, everything else in double. The sum of
- * the row in double gives mu_hi = sum/n; a second pass accumulates d = x - mu_hi and d^2 in
- * double, so mu_lo = sum(d)/n corrects the mean and var = sum(d^2)/n - mu_lo^2 (the corrected
- * two-pass algorithm of Chan, Golub & LeVeque: relative error n u + n^3 kappa^2 u^3, here with
- * u = 2^-53). Each output is ((x - mu_hi) - mu_lo) * (rstd * gamma) + beta in double, rounded
- * once to float: its error before that rounding is ~1e-15 of max|y|, so nearly every output is
- * the correctly rounded one, at any offset (the fp32 mean's error floor is gone) and exactly
- * beta on constant rows. The next row's double sum rides along this row's normalization loop,
- * the variance pass prefetches the next row, and gamma and beta are widened to double once per
- * call (the conversions, not memory, are this kernel's cost). Ordinary stores: non-temporal
- * ones measured slower here.
+/* Near-correctly-rounded fp32 LayerNorm: fp32 storage, double arithmetic, one pass over memory.
+ * Each row's statistics come from one pass about a shift K (the mean of its first W elements,
+ * in double): S1 = sum (x - K), S2 = sum (x - K)^2 in double (the shifted-data algorithm of
+ * Chan, Golub & LeVeque: relative error ~ n u_d (1 + t^2), t = |mean - K| / sigma, with
+ * u_d = 2^-53), so mean = K + S1/n is kept as that pair (its float rounding is never taken) and
+ * var = S2/n - (S1/n)^2. A row whose shift is more than about one sigma off ((S1/n)^2 > var) is
+ * summed once more about K + S1/n, which is then within ~n u_d sigma of the mean. Each output is
+ * fma(fma(x - K, rstd, -(S1/n) rstd), gamma, beta) in double, rounded once to float: its error
+ * before that rounding is ~1e-15 of max|y|, so nearly every output is the correctly rounded
+ * one, at any offset, and exactly beta on constant rows.
+ * Rows go through a two-row pipeline (one loop normalizes row r from cache and sums row r+1
+ * from memory; streaming, it prefetches row r+2 into L2 and writes y with non-temporal
+ * stores), so x is read from memory once. Floats are widened VD_W at a time by conversions
+ * that take their operand from memory and rounded back VD_W at a time (no lane shuffles);
+ * gamma and beta are widened once per call. The conversions and the double arithmetic (10
+ * vector operations per W inputs for the sums, 14 for the outputs) are this kernel's cost.
  * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "f32-rows.h"
 
-/* Sum of x[j..n) in double added to the partial sums acc (started by the caller on x[0..j),
- * j a multiple of 2 W), returned: the same grouping wherever the loop was entered, so the fused
- * next-row sums equal the first row's. */
-LN_INLINE void add_vec(vd *a, vd *b, vf v)
+/* The shift: the mean of the row's first min(n, W) elements, in double. */
+LN_INLINE double acc_shift(const float *x, size_t n)
 {
-    *a = vd_add(*a, vd_from_lo(v));
-    *b = vd_add(*b, vd_from_hi(v));
+    size_t m = n < VF_W ? n : VF_W;
+    return vf_sum(vf_load_part(x, m)) / (double)m;
 }
 
-LN_INLINE double sum_from(const float *x, size_t n, size_t j, vd acc[4])
+/* d = x - K into the sums s += d and q += d^2. */
+LN_INLINE void dev_add(vd xd, vd k, vd *s, vd *q)
 {
-    vd a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3]; /* named: kept in registers */
-    for (; j + 2 * VF_W <= n; j += 2 * VF_W) {
-        add_vec(&a0, &a1, vf_load(x + j));
-        add_vec(&a2, &a3, vf_load(x + j + VF_W));
+    vd d = vd_sub(xd, k);
+    *s = vd_add(*s, d);
+    *q = vd_fma(d, d, *q);
+}
+
+/* sum (x - K) and sum (x - K)^2 over x[j..n) in double, added to the partial sums the caller
+ * started on x[0..j) (j a multiple of W): the low half of each W-block goes to s[0], q[0] and
+ * the high half to s[1], q[1], wherever the loop was entered, so a row summed inside the
+ * pipeline has the bits of the same row summed alone. */
+LN_INLINE void dev_from(const float *x, size_t n, size_t j, double K, vd s[2], vd q[2], double *s1, double *s2)
+{
+    const vd k = vd_set1(K);
+    vd s0 = s[0], sh = s[1], q0 = q[0], qh = q[1]; /* named: kept in registers */
+    for (; j + VF_W <= n; j += VF_W) {
+        dev_add(vd_load_f32(x + j), k, &s0, &q0);
+        dev_add(vd_load_f32(x + j + VD_W), k, &sh, &qh);
     }
-    if (j + VF_W <= n) add_vec(&a0, &a1, vf_load(x + j)), j += VF_W;
-    if (j < n) add_vec(&a2, &a3, vf_load_part(x + j, n - j));
-    return vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
-}
-
-static double row_sum(const float *x, size_t n)
-{
-    vd acc[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    return sum_from(x, n, 0, acc);
-}
-
-/* sum d and sum d^2, d = x - mu in double (lanes past the row's end are zeroed); prefetches
- * the row pf (NULL for none) meanwhile. */
-LN_INLINE void dev_vec(vf v, vd mu, vd *s1a, vd *s1b, vd *s2a, vd *s2b)
-{
-    vd da = vd_sub(vd_from_lo(v), mu), db = vd_sub(vd_from_hi(v), mu);
-    *s1a = vd_add(*s1a, da);
-    *s1b = vd_add(*s1b, db);
-    *s2a = vd_fma(da, da, *s2a);
-    *s2b = vd_fma(db, db, *s2b);
-}
-
-static void row_dev(const float *x, size_t n, double mu_hi, const float *pf, double *s1, double *s2)
-{
-    const vd mu = vd_set1(mu_hi);
-    vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
-    size_t i = 0;
-    for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
-        if (pf)
-            for (size_t k = 0; k < 2 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + i + k), _MM_HINT_T1);
-        dev_vec(vf_load(x + i), mu, &a0, &a1, &q0, &q1);
-        dev_vec(vf_load(x + i + VF_W), mu, &a2, &a3, &q2, &q3);
-    }
-    if (i + VF_W <= n) dev_vec(vf_load(x + i), mu, &a0, &a1, &q0, &q1), i += VF_W;
-    if (i < n) {
-        /* lanes past the end hold 0 - mu: their d is zeroed before accumulating */
-        size_t m = n - i;
-        vf v = vf_load_part(x + i, m);
-        vd da = vd_keep(vd_sub(vd_from_lo(v), mu), m), db = vd_keep(vd_sub(vd_from_hi(v), mu), m > VD_W ? m - VD_W : 0);
-        a2 = vd_add(a2, da);
-        a3 = vd_add(a3, db);
-        q2 = vd_fma(da, da, q2);
-        q3 = vd_fma(db, db, q3);
-    }
-    *s1 = vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
-    *s2 = vd_sum(vd_add(vd_add(q0, q1), vd_add(q2, q3)));
-}
-
-/* ((x - mu_hi) - mu_lo) * (rstd * gamma) + beta for the W elements v, rounded once to float;
- * g and b are gamma and beta already widened to double (VF_W of each at g + i, b + i; the first
- * m of them when m < VF_W). g, b may be NULL when has_g, has_b say so: no offset is applied then. */
-LN_INLINE vf out_vec(vf v, const double *g, const double *b, size_t i, size_t m, vd hi, vd lo, vd rstd,
-                     int has_g, int has_b)
-{
-    if (has_g) g += i;
-    if (has_b) b += i;
-    size_t m1 = m < VD_W ? m : VD_W, m2 = m - m1;
-    vd ta = vd_sub(vd_sub(vd_from_lo(v), hi), lo), tb = vd_sub(vd_sub(vd_from_hi(v), hi), lo);
-    vd sa = rstd, sb = rstd, ba = vd_set1(0.0), bb = ba;
-    if (has_g) {
-        sa = vd_mul(rstd, m == VF_W ? vd_load(g) : vd_load_part(g, m1));
-        sb = vd_mul(rstd, m == VF_W ? vd_load(g + VD_W) : vd_load_part(g + VD_W, m2));
-    }
-    if (has_b) {
-        ba = m == VF_W ? vd_load(b) : vd_load_part(b, m1);
-        bb = m == VF_W ? vd_load(b + VD_W) : vd_load_part(b + VD_W, m2);
-    }
-    return vf_from_vd(vd_fma(ta, sa, ba), vd_fma(tb, sb, bb));
-}
-
-/* Normalizes row x into y; if xn is not NULL returns the double sum of that row. */
-LN_INLINE double normalize_body(const float *x, float *y, const double *g, const double *b, const float *xn,
-                                size_t n, double mu_hi, double mu_lo, double rstd_d, int has_g, int has_b,
-                                int has_next)
-{
-    const vd hi = vd_set1(mu_hi), lo = vd_set1(mu_lo), rstd = vd_set1(rstd_d);
-    vd a0 = vd_set1(0.0), a1 = a0, a2 = a0, a3 = a0;
-    size_t i = 0;
-#define OUT(i) out_vec(vf_load(x + (i)), g, b, (i), VF_W, hi, lo, rstd, has_g, has_b)
-    for (; i + 2 * VF_W <= n; i += 2 * VF_W) {
-        vf_store(y + i, OUT(i));
-        vf_store(y + i + VF_W, OUT(i + VF_W));
-        if (has_next) {
-            add_vec(&a0, &a1, vf_load(xn + i));
-            add_vec(&a2, &a3, vf_load(xn + i + VF_W));
+    if (j < n) {
+        /* lanes past the end load 0, so their d is -K: zeroed before accumulating */
+        size_t m = n - j, m0 = m < VD_W ? m : VD_W, m1 = m - m0;
+        vd d0 = vd_keep(vd_sub(vd_load_f32_part(x + j, m0), k), m0);
+        s0 = vd_add(s0, d0), q0 = vd_fma(d0, d0, q0);
+        if (m1) {
+            vd d1 = vd_keep(vd_sub(vd_load_f32_part(x + j + VD_W, m1), k), m1);
+            sh = vd_add(sh, d1), qh = vd_fma(d1, d1, qh);
         }
     }
-    size_t j = i; /* xn's sum continues from here with sum_from's grouping */
-    if (i + VF_W <= n) vf_store(y + i, OUT(i)), i += VF_W;
-#undef OUT
-    if (i < n) vf_store_part(y + i, out_vec(vf_load_part(x + i, n - i), g, b, i, n - i, hi, lo, rstd, has_g, has_b), n - i);
-    vd acc[4] = {a0, a1, a2, a3};
-    return has_next ? sum_from(xn, n, j, acc) : 0.0;
+    *s1 = vd_sum(vd_add(s0, sh));
+    *s2 = vd_sum(vd_add(q0, qh));
 }
 
-static double normalize(const float *x, float *y, const double *g, const double *b, const float *xn, size_t n,
-                        double mu_hi, double mu_lo, double rstd)
+static void dev_row(const float *x, size_t n, double K, double *s1, double *s2)
 {
-#define CASE(G, B) return xn ? normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 1) \
-                             : normalize_body(x, y, g, b, xn, n, mu_hi, mu_lo, rstd, G, B, 0)
+    vd s[2] = {vd_set1(0.0), vd_set1(0.0)}, q[2] = {s[0], s[0]};
+    dev_from(x, n, 0, K, s, q, s1, s2);
+}
+
+/* d = S1/n (the mean is K + d) and rstd from the shifted sums; 0 if the shift is more than
+ * about one sigma off (d^2 > var; NaN sums included), unless `any` accepts every shift. */
+static int dev_stats(double s1, double s2, size_t n, double eps, int any, double *d, double *rstd)
+{
+    double m = s1 / (double)n, var = s2 / (double)n - m * m;
+    if (!any && !(m * m <= var)) return 0;
+    *d = m;
+    *rstd = 1.0 / sqrt((var > 0.0 ? var : 0.0) + eps);
+    return 1;
+}
+
+/* VD_W outputs (or the first m) at element i of the row: (x - K) rstd + c with c = -d rstd,
+ * times gamma plus beta (g, b: widened to double; NULL when has_g, has_b say so). */
+LN_INLINE vd out_half(vd xd, const double *g, const double *b, size_t i, size_t m, vd k, vd rstd, vd c, int has_g,
+                      int has_b)
+{
+    vd t = vd_fma(vd_sub(xd, k), rstd, c);
+    vd bb = has_b ? (m == VD_W ? vd_load(b + i) : vd_load_part(b + i, m)) : vd_set1(0.0);
+    if (has_g) return vd_fma(t, m == VD_W ? vd_load(g + i) : vd_load_part(g + i, m), bb);
+    return has_b ? vd_add(t, bb) : t;
+}
+
+/* Outputs i..i+m of the row (m <= W), ordinary masked stores: heads and tails. */
+LN_INLINE void out_part(const float *x, float *y, const double *g, const double *b, size_t i, size_t m, vd k, vd rstd,
+                        vd c, int has_g, int has_b)
+{
+    size_t m0 = m < VD_W ? m : VD_W, m1 = m - m0;
+    vd_store_f32_part(y + i, out_half(vd_load_f32_part(x + i, m0), g, b, i, m0, k, rstd, c, has_g, has_b), m0);
+    if (m1)
+        vd_store_f32_part(y + i + VD_W, out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b), m1);
+}
+
+/* Normalizes x into y (shift K, d = S1/n, rstd) and, if has_next, takes the shifted sums of
+ * the next row xn about Kn; prefetches the row pf (or none: NULL) into L2 meanwhile.
+ * stream: non-temporal stores from the first vector-aligned y on. */
+LN_INLINE void pipeline_body(const float *x, float *y, const double *g, const double *b, double K, double d,
+                             double rstd_d, const float *xn, double Kn, const float *pf, size_t n, double *s1,
+                             double *s2, int has_g, int has_b, int has_next, int stream)
+{
+    const vd k = vd_set1(K), rstd = vd_set1(rstd_d), c = vd_set1(-d * rstd_d), kn = vd_set1(Kn);
+    vd s[2] = {vd_set1(0.0), vd_set1(0.0)}, q[2] = {s[0], s[0]};
+    vd s0 = s[0], sh = s[0], q0 = s[0], qh = s[0];
+    size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x and y, j walks xn */
+    if (i) out_part(x, y, g, b, 0, i, k, rstd, c, has_g, has_b);
+    for (; i + VF_W <= n; i += VF_W, j += VF_W) {
+        if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* W floats: one line or half of one */
+        vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b);
+        vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b);
+        if (stream) vd_stream_f32(y + i, lo), vd_stream_f32(y + i + VD_W, hi);
+        else vd_store_f32(y + i, lo), vd_store_f32(y + i + VD_W, hi);
+        if (has_next) {
+            dev_add(vd_load_f32(xn + j), kn, &s0, &q0);
+            dev_add(vd_load_f32(xn + j + VD_W), kn, &sh, &qh);
+        }
+    }
+    if (i < n) out_part(x, y, g, b, i, n - i, k, rstd, c, has_g, has_b);
+    if (has_next) {
+        s[0] = s0, s[1] = sh, q[0] = q0, q[1] = qh;
+        dev_from(xn, n, j, Kn, s, q, s1, s2);
+    }
+}
+
+static void pipeline(const float *x, float *y, const double *g, const double *b, double K, double d, double rstd,
+                     const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int stream)
+{
+#define BODY(G, B, N, S) pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S)
+#define CASE(G, B) (xn ? (stream ? BODY(G, B, 1, 1) : BODY(G, B, 1, 0)) : (stream ? BODY(G, B, 0, 1) : BODY(G, B, 0, 0)))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
+#undef BODY
 }
 
 /* gamma and beta widened to double once per call (NULL stays NULL), so no row converts them,
@@ -158,37 +162,56 @@ static void widen(const float *g, const float *b, size_t n, double **gd, double 
 
 static void forward(const ln_args *a)
 {
-    const size_t n = a->D;
-    if (n == 0 || a->rows == 0) return;
-    double *g, *b;
+    const size_t n = a->D, rows = a->rows;
+    if (n == 0 || rows == 0) return;
+    const int stream = rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
+    double *g, *b, s1, s2;
     widen(a->gamma, a->beta, n, &g, &b);
-    double sum = row_sum((const float *)a->x, n);
-    for (size_t r = 0; r < a->rows; r++) {
-        const float *x = (const float *)a->x + r * n;
-        const float *xn = r + 1 < a->rows ? x + n : NULL;
+    double K = acc_shift(a->x, n);
+    dev_row(a->x, n, K, &s1, &s2);
+    for (size_t r = 0; r < rows; r++) {
+        const float *x = (const float *)a->x + r * n, *xn = r + 1 < rows ? x + n : NULL;
         float *y = (float *)a->y + r * n;
-        double mu_hi = sum / (double)n, s1, s2;
-        row_dev(x, n, mu_hi, xn, &s1, &s2);
-        double mu_lo = s1 / (double)n;
-        double var = s2 / (double)n - mu_lo * mu_lo;
-        double rstd = 1.0 / sqrt((var > 0.0 ? var : 0.0) + a->eps);
-        sum = normalize(x, y, g, b, xn, n, mu_hi, mu_lo, rstd);
-        if (a->mean) a->mean[r] = mu_hi + mu_lo;
+        double d, rstd;
+        if (!dev_stats(s1, s2, n, a->eps, 0, &d, &rstd)) {
+            /* the shift was off: once more about the mean it gave */
+            K += s1 / (double)n;
+            dev_row(x, n, K, &s1, &s2);
+            dev_stats(s1, s2, n, a->eps, 1, &d, &rstd);
+        }
+        const double Kn = xn ? acc_shift(xn, n) : 0.0;
+        pipeline(x, y, g, b, K, d, rstd, xn, Kn, stream && r + 2 < rows ? xn + n : NULL, n, &s1, &s2, stream);
+        if (a->mean) a->mean[r] = K + d;
         if (a->rstd) a->rstd[r] = rstd;
+        K = Kn;
     }
+    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
 }
 
-/* In units of the fp32 u: the final rounding (<= 1, as normwise error is relative to max|y|)
- * plus the double computation: sums of m = n/(2 VD_W) terms per lane, so the corrected mean is
- * off by ~(m + 3) u_d sigma and var by (m + 4) u_d relative, with u_d = 2^-29 u; the
- * subtraction of mu_hi adds u_d (|mean| + sigma) / sigma when mu_hi is itself off by
- * (m + 2) u_d (|mean| + sigma). */
+/* In units of the fp32 u, with e = u_d = 2^-53. The sums: each lane adds L = n/W + 1 terms
+ * in sequence, then the halves and log2(VD_W) tree levels: depth L + 1 + log2 VD_W, plus one
+ * rounding in each x - K; sum |x - K| <= n sigma sqrt(1 + t^2) and sum (x - K)^2 <= n sigma^2
+ * (1 + t^2). So the mean (K + S1/n, and c = -d rstd rounded) is off by
+ * a = ((L' + 1) sqrt(1 + t^2) + 2 t) e sigma, L' the depth, and var by
+ * r = (L' + 4)(1 + t^2) e + 2 t a + a^2 + e t^2 relative (S2 and its division, d^2, the
+ * subtraction). Accepted rows have t <= sqrt 2 (the check d^2 <= var on computed values with
+ * r small). Others are summed again about K' = K + d, off from the mean by t' <= a(t1) + e
+ * (kappa + t1) with t1 <= sqrt(n/W) + u (kappa + sqrt(n/W)) (Cauchy-Schwarz on the first W
+ * elements, then K's rounding): t' <= sqrt 2 unless kappa nears 2^53, where no claim is made.
+ * The epilogue (x - K, the two fma, rstd) is bounds.h's with ua = e, plus the final rounding. */
 static double bound(size_t n, double kappa)
 {
-    double m = ceil((double)n / (2.0 * VD_W)) + 1.0;
-    return 1.0 + 0x1p-29 * (3.0 * m + 20.0) * (1.0 + 0x1p-53 * (m + 2.0) * (kappa + 1.0));
+    const double u = 0x1p-24, e = 0x1p-53, t = sqrt(2.0);
+    const double depth = ceil((double)n / VF_W) + 2.0 + log2((double)VD_W);
+    const double t1 = sqrt((double)n / VF_W) + u * (kappa + sqrt((double)n / VF_W) + 1.0);
+    const double a1 = ((depth + 1.0) * sqrt(1.0 + t1 * t1) + 2.0 * t1) * e;
+    if (a1 + e * (kappa + t1) > t) return INFINITY;
+    const double a = ((depth + 1.0) * sqrt(1.0 + t * t) + 2.0 * t) * e;
+    const double r = (depth + 4.0) * (1.0 + t * t) * e + 2.0 * t * a + a * a + e * t * t;
+    return ln_bound_mean(a / e, 0.0, e, u) + ln_bound_var(r, u) + ln_bound_epilogue(e, u);
 }
 
-#define HOW                                                                                        \
-    "fp32 storage, double statistics (corrected two-pass: mu_hi = sum/n, mu_lo = sum(x-mu_hi)/n) " \
-    "and double epilogue rounded once; normwise <= 1 u + (3n/(2W)+20) 2^-29 u"
+#define HOW                                                                                          \
+    "fp32 storage, double arithmetic in one pass: S1 = sum(x-K), S2 = sum(x-K)^2 about K = mean of " \
+    "the first W x (rows with (S1/n)^2 > var summed again about K + S1/n); double epilogue rounded " \
+    "once; normwise <= 1 u + 25 (n/W + 8) 2^-29 u"

@@ -79,6 +79,14 @@ LN_INLINE vd vd_add(vd a, vd b) { return _mm512_add_pd(a, b); }
 LN_INLINE vd vd_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
 LN_INLINE vd vd_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
 LN_INLINE vd vd_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
+/* VD_W floats widened to double on the way in (the load folds into the conversion), and
+ * doubles rounded to float on the way out: VD_W at a time, no lane shuffles. Streaming needs
+ * p aligned to VD_W floats. */
+LN_INLINE vd vd_load_f32(const float *p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+LN_INLINE vd vd_load_f32_part(const float *p, size_t n) { return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(mask8(n), p)); }
+LN_INLINE void vd_store_f32(float *p, vd v) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(v)); }
+LN_INLINE void vd_store_f32_part(float *p, vd v, size_t n) { _mm256_mask_storeu_ps(p, mask8(n), _mm512_cvtpd_ps(v)); }
+LN_INLINE void vd_stream_f32(float *p, vd v) { _mm256_stream_ps(p, _mm512_cvtpd_ps(v)); }
 /* Sum of the lanes by a pairwise tree (error <= log2(width) u of the sum of |lanes|). */
 LN_INLINE double vd_sum(vd v)
 {
@@ -144,6 +152,12 @@ LN_INLINE vd vd_add(vd a, vd b) { return _mm256_add_pd(a, b); }
 LN_INLINE vd vd_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
 LN_INLINE vd vd_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
 LN_INLINE vd vd_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
+LN_INLINE __m128i mask32x4(size_t n) { return _mm_cmpgt_epi32(_mm_set1_epi32((int)n), _mm_setr_epi32(0, 1, 2, 3)); }
+LN_INLINE vd vd_load_f32(const float *p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+LN_INLINE vd vd_load_f32_part(const float *p, size_t n) { return _mm256_cvtps_pd(_mm_maskload_ps(p, mask32x4(n))); }
+LN_INLINE void vd_store_f32(float *p, vd v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
+LN_INLINE void vd_store_f32_part(float *p, vd v, size_t n) { _mm_maskstore_ps(p, mask32x4(n), _mm256_cvtpd_ps(v)); }
+LN_INLINE void vd_stream_f32(float *p, vd v) { _mm_stream_ps(p, _mm256_cvtpd_ps(v)); }
 LN_INLINE double vd_sum(vd v)
 {
     __m128d q = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));

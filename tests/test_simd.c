@@ -305,6 +305,41 @@ static void test_accurate_redoes_bad_shifts(void **state)
     if (ln_cpu_features() & LN_ISA_AVX2) assert_true(checked > 0);
 }
 
+/* Outputs of 32 MiB and more go out with non-temporal stores and, in some kernels, through
+ * other row schedules (prefetching pipelines, row by row): every fp32 SIMD kernel must give the
+ * rows of such a call the bits of the same rows computed alone (in cache), bad shifts
+ * (the first 32 elements 100 above the rest, every fourth row) included. */
+static void test_streaming_rows_match(void **state)
+{
+    (void)state;
+    const size_t dims[] = {1024, 4096}, bytes = (size_t)33 << 20;
+    for (size_t ni = 0; ni < 2; ni++) {
+        const size_t D = dims[ni], rows = bytes / 4 / D, check[] = {0, 1, 2, rows / 2, rows / 2 + 1, rows - 2, rows - 1};
+        float *x = malloc(rows * D * 4), *y = malloc(rows * D * 4), *y1 = malloc(D * 4), *g = malloc(D * 4), *b = malloc(D * 4);
+        double *m = malloc(rows * sizeof *m), *r5 = malloc(rows * sizeof *r5), m1, r1;
+        uint32_t seed = 99;
+        for (size_t j = 0; j < rows * D; j++) {
+            seed = seed * 1664525u + 1013904223u;
+            x[j] = (float)((double)(seed >> 8) * 0x1p-23 - 1.0 + ((j / D) % 4 == 1 && j % D < 32 ? 100.0 : 0.0));
+        }
+        for (size_t j = 0; j < D; j++) g[j] = 1.0f + 0.25f * (float)(j % 5) / 4, b[j] = 0.25f * (float)(j % 3) / 2;
+        for (size_t i = 0; i < ln_num_kernels; i++) {
+            const ln_kernel *k = ln_all_kernels[i];
+            if (!is_simd(k) || k->dtype != LN_F32) continue;
+            ln_args a = {.rows = rows, .D = D, .x = x, .y = y, .gamma = g, .beta = b, .eps = 1e-5, .mean = m, .rstd = r5};
+            k->forward(&a);
+            for (size_t c = 0; c < sizeof check / sizeof *check; c++) {
+                const size_t r = check[c];
+                ln_args one = {.rows = 1, .D = D, .x = x + r * D, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = &m1, .rstd = &r1};
+                k->forward(&one);
+                if (memcmp(y + r * D, y1, D * 4) || m[r] != m1 || r5[r] != r1)
+                    fail_msg("%s D=%zu: row %zu of a %zu-row call differs from the same row alone", k->name, D, r, rows);
+            }
+        }
+        free(x), free(y), free(y1), free(g), free(b), free(m), free(r5);
+    }
+}
+
 /* A row's outputs and statistics do not depend on its neighbours: kernels that pipeline rows
  * or group them give each row the same bits as a call on that row alone. Short rows, rows past
  * the pipelines' limits, every dtype. */
@@ -432,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_shifted_redoes_bad_shifts),
         cmocka_unit_test(test_accurate_redoes_bad_shifts),
         cmocka_unit_test(test_rows_are_independent),
+        cmocka_unit_test(test_streaming_rows_match),
         cmocka_unit_test(test_empty_is_noop),
         cmocka_unit_test(test_isa_cap_hides_kernels),
         cmocka_unit_test(test_onednn_peer),

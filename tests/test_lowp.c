@@ -15,6 +15,8 @@
 static int is16(const ln_kernel *k) { return k->dtype == LN_F16 || k->dtype == LN_BF16; }
 /* The kernels that do their arithmetic in the 16-bit format itself, eps included. */
 static int is_native(const ln_kernel *k) { return strstr(k->name, "-native-") != NULL; }
+/* The project's fp32-accumulating ones (not a peer library's). */
+static int is_f32acc_own(const ln_kernel *k) { return !is_native(k) && strncmp(k->name, "ext-", 4) != 0; }
 
 static size_t count16(void)
 {
@@ -140,6 +142,54 @@ static void test_mulbias_on_constant_rows(void **state)
     ln_prepared_free(&p);
 }
 
+/* Rows whose statistics leave fp32's range, for every fp32-accumulating 16-bit kernel of the
+ * project (the native ones promise nothing there; oneDNN's output is beta on huge rows, see
+ * test_simd.c): bf16 `huge` rows, whose squares (and their sums)
+ * overflow fp32, and `tiny` rows with eps = 0, whose squares underflow, within the claimed
+ * bound; and rows {-a, a} with eps = 0, exactly {-1, 1}, for a whose square is 0 in fp32
+ * (bf16 1e-25 and the subnormal 2^-130), a coarse fp32 subnormal (3 2^-76: 9 2^-152 rounds to
+ * 2^-149, 11% off, so a kernel trusting its fp32 variance returns 0.945) or fits (f16 2^-24). */
+static void test_statistics_beyond_fp32(void **state)
+{
+    (void)state;
+    const char *dists[] = {"huge", "tiny"};
+    const size_t dims[] = {2, 7, 33, 100, 768, 4097};
+    for (int t = LN_F16; t <= LN_BF16; t++)
+        for (size_t di = 0; di < 2; di++)
+            for (size_t ni = 0; ni < sizeof dims / sizeof *dims; ni++)
+                for (int ei = 0; ei < 2; ei++) {
+                    ln_prepared p;
+                    prepare(&p, (ln_dtype)t, dists[di], dims[ni], 3, ei ? 1e-5 : 0.0, 1);
+                    for (size_t i = 0; i < ln_num_kernels; i++) {
+                        const ln_kernel *k = ln_all_kernels[i];
+                        if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || !is_f32acc_own(k)) continue;
+                        ln_errors e;
+                        ln_measure_kernel(k, &p, &e, NULL);
+                        double b = k->bound(dims[ni], ln_kappa_max(&p));
+                        if (e.nonfinite || !(e.max_norm <= b))
+                            fail_msg("%s on %s D=%zu eps=%g: max_norm %g u, bound %g u, %zu non-finite", k->name,
+                                     dists[di], dims[ni], ei ? 1e-5 : 0.0, e.max_norm, b, e.nonfinite);
+                    }
+                    ln_prepared_free(&p);
+                }
+    const double tiny[2][3] = {{0x1p-24, 0x3p-20, 0x1p-14}, {1e-25, 0x1p-130, 0x3p-76}};
+    for (int t = LN_F16; t <= LN_BF16; t++)
+        for (int ai = 0; ai < 3; ai++) {
+            uint16_t x[6], y[6];
+            for (int j = 0; j < 6; j++) ln_store((ln_dtype)t, x, (size_t)j, j % 2 ? tiny[t - LN_F16][ai] : -tiny[t - LN_F16][ai]);
+            for (size_t i = 0; i < ln_num_kernels; i++) {
+                const ln_kernel *k = ln_all_kernels[i];
+                if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || !is_f32acc_own(k)) continue;
+                ln_args a = {.rows = 3, .D = 2, .x = x, .y = y, .eps = 0.0};
+                k->forward(&a);
+                for (int j = 0; j < 6; j++)
+                    if (ln_load((ln_dtype)t, y, (size_t)j) != (j % 2 ? 1.0 : -1.0))
+                        fail_msg("%s on {-a, a}, a = %a, eps 0: y[%d] = %g, want %g", k->name, tiny[t - LN_F16][ai], j,
+                                 ln_load((ln_dtype)t, y, (size_t)j), j % 2 ? 1.0 : -1.0);
+            }
+        }
+}
+
 /* The reference on rows worked out by hand: x = {3, -3}, eps = 7, so mean = 0, var = 9,
  * xhat = +-3/4 exactly; then y = gamma xhat + beta with gamma, beta chosen to land on ties. */
 static void ref_case(ln_dtype t, double gamma, double beta, double eps, double x0, double want0, double want1)
@@ -185,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_fp32_accumulating_nearly_correctly_rounded),
         cmocka_unit_test(test_eps_on_zero_rows),
         cmocka_unit_test(test_mulbias_on_constant_rows),
+        cmocka_unit_test(test_statistics_beyond_fp32),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,12 +7,15 @@
  *         d - dh (exact in fp32), itself rounded to dl = bf16(d - dh); then
  *         S = dot(dh, dh) + 2 dot(dh, dl), whose per-term error is <= 3 u_bf16^2 d^2 (the
  *         dropped dl^2 and the rounding of dl): ~2^-14 relative, far below u_bf16.
- *   epilogue: fp32, vcvtneps2bf16 once per output, as in bf16-f32acc-twopass-avx512bf16.
+ *   epilogue: half-twopass.h's, as in bf16-f32acc-twopass-avx512bf16 (fp32, vcvtne2ps2bf16
+ *         once per output, non-temporal stores for outputs far larger than the caches).
  * The instruction treats bf16 subnormal inputs as zero and flushes subnormal sums (Intel SDM):
- * rows in the subnormal range (|x| < 2^-126) lose their mean and variance. */
-#include "half.h"
+ * rows in the subnormal range (|x| < 2^-126) lose their mean and variance; with eps below
+ * 2^-100 such a row fails ln_half_stats_ok and is redone in double (ln_half_row_f64), as are
+ * rows whose fp32 sums overflow. */
+#include "half-twopass.h"
 
-static inline __mmask32 mask32(size_t n) { return n >= 32 ? 0xffffffffu : (__mmask32)((1u << n) - 1); }
+static inline __mmask32 mask32(size_t n) { return n >= 32 ? 0xffffffffu : hb_mask(n); }
 
 /* The 32 bf16 of v widened to two fp32 vectors (elements 0-15, 16-31). */
 static inline void widen(__m512i v, __m512 *lo, __m512 *hi)
@@ -25,7 +28,8 @@ static void forward(const ln_args *a)
 {
     const size_t D = a->D;
     const __m512bh ones = (__m512bh)_mm512_set1_epi16(0x3f80); /* bf16 1.0 */
-    if (D == 0) return; /* nothing to normalize: no statistics either */
+    if (D == 0 || a->rows == 0) return; /* nothing to normalize: no statistics either */
+    const int stream = a->rows * D * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * D;
         uint16_t *y = (uint16_t *)a->y + r * D;
@@ -37,7 +41,7 @@ static void forward(const ln_args *a)
         }
         for (; i < D; i += 32)
             s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_maskz_loadu_epi16(mask32(D - i), x + i), ones);
-        float mean = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1)) / (float)D;
+        float sum = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1)), mean = sum / (float)D;
 
         __m512 vmean = _mm512_set1_ps(mean), hh = _mm512_setzero_ps(), hl = hh;
         for (i = 0; i < D; i += 32) {
@@ -54,10 +58,15 @@ static void forward(const ln_args *a)
         }
         float ss = _mm512_reduce_add_ps(hh) + 2.0f * _mm512_reduce_add_ps(hl);
         float rstd = 1.0f / sqrtf(ss / (float)D + (float)a->eps);
-        ln_half_epilogue_avx512(LN_BF16, x, y, a->gamma, a->beta, D, mean, rstd, 0);
-        if (a->mean) a->mean[r] = mean;
-        if (a->rstd) a->rstd[r] = rstd;
+        double mean_out = mean, rstd_out = rstd;
+        if (ln_half_stats_ok(sum, ss, (double)ss / (double)D + a->eps))
+            half_normalize(LN_BF16, x, y, a->gamma, a->beta, D, mean, rstd, 0, stream);
+        else
+            ln_half_row_f64(LN_BF16, x, y, a->gamma, a->beta, D, a->eps, &mean_out, &rstd_out);
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
     }
+    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
 }
 
 /* The mean: 2 roundings per 32 elements per lane, <= n/16 + 6 additions per lane with the tree;

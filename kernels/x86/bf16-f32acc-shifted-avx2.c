@@ -11,4 +11,4 @@ static double bound(size_t n, double kappa) { return half_shifted_bound(n, kappa
     "S2 = sum(x-K)^2 in fp32 (4 accumulators each), rows with (S1/n)^2 > var redone two-pass; " \
     "2-row pipeline; fp32 epilogue, integer rounding to bf16; bound ~1 u_bf16 + 10 (n/32) 2^-16"
 
-LN_VEC_KERNEL(ln_bf16_f32acc_shifted_avx2, "bf16-f32acc-shifted", LN_BF16);
+LN_HALF_KERNEL(ln_bf16_f32acc_shifted_avx2, "bf16-f32acc-shifted", LN_BF16);

@@ -2,7 +2,7 @@
  * mask of each 32-bit lane, integer round to nearest even, subnormals kept). */
 #include "half-twopass.h"
 
-static void forward(const ln_args *a) { half_twopass(a, LN_BF16); }
+static void forward(const ln_args *a) { half_twopass(a, LN_BF16, 0, 0); }
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-8); }
 
@@ -11,4 +11,4 @@ static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa
     "then squared deviations (fma), fp32 epilogue, integer rounding to bf16 once; eps in "   \
     "fp32; bound ~1 u_bf16 + (n/32) kappa 2^-16"
 
-LN_VEC_KERNEL(ln_bf16_f32acc_twopass_avx2, "bf16-f32acc-twopass", LN_BF16);
+LN_HALF_KERNEL(ln_bf16_f32acc_twopass_avx2, "bf16-f32acc-twopass", LN_BF16);

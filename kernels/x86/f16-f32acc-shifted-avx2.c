@@ -10,4 +10,4 @@ static double bound(size_t n, double kappa) { return half_shifted_bound(n, kappa
     "fp32 (4 accumulators each), rows with (S1/n)^2 > var redone two-pass; 2-row pipeline; "  \
     "fp32 epilogue, vcvtps2ph once; bound ~1 u16 + 10 (n/32) 2^-13 u16"
 
-LN_VEC_KERNEL(ln_f16_f32acc_shifted_avx2, "f16-f32acc-shifted", LN_F16);
+LN_HALF_KERNEL(ln_f16_f32acc_shifted_avx2, "f16-f32acc-shifted", LN_F16);

@@ -1,7 +1,7 @@
 /* Two-pass LayerNorm on binary16 storage for AVX2 + F16C: see half-twopass.h. */
 #include "half-twopass.h"
 
-static void forward(const ln_args *a) { half_twopass(a, LN_F16); }
+static void forward(const ln_args *a) { half_twopass(a, LN_F16, 0, 0); }
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-11); }
 
@@ -9,4 +9,4 @@ static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa
     "F16C widening, fp32 8-lane sums (4 accumulators) for mean then squared deviations (fma), " \
     "fp32 epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/32) kappa 2^-13 u16"
 
-LN_VEC_KERNEL(ln_f16_f32acc_twopass_avx2, "f16-f32acc-twopass", LN_F16);
+LN_HALF_KERNEL(ln_f16_f32acc_twopass_avx2, "f16-f32acc-twopass", LN_F16);

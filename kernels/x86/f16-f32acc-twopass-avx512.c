@@ -1,19 +1,15 @@
-/* Two-pass LayerNorm on binary16 storage with AVX-512: vcvtph2ps widens 16 elements at a time,
- * fp32 lane accumulators for the mean and the squared deviations, fp32 epilogue, vcvtps2ph
- * (round to nearest even) once per output. */
-#include "half.h"
+/* Two-pass LayerNorm on binary16 storage with AVX-512: see half-twopass.h (vcvtph2ps widens 16
+ * elements at a time, fp32 lane accumulators, fp32 epilogue, vcvtps2ph once per output; rows up
+ * to LN_HALF_PIPELINE_MAX_D through the three-row pipeline). */
+#include "half-twopass.h"
 
-static void forward(const ln_args *a) { ln_half_twopass_avx512(a, LN_F16, 0); }
+static void forward(const ln_args *a) { half_twopass(a, LN_F16, 0, 1); }
 
-/* 16-lane accumulators (4 for the sum, 4 for the squares): <= n/64 + 10 additions per lane. */
-static double bound(size_t n, double kappa) { return ln_half_f32acc_bound(n / 64.0 + 10, kappa, 0x1p-11); }
+static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-11); }
 
-const ln_kernel ln_f16_f32acc_twopass_avx512 = {
-    .name = "f16-f32acc-twopass-avx512",
-    .dtype = LN_F16,
-    .isa = LN_ISA_AVX512,
-    .forward = forward,
-    .how = "F16C widening, fp32 16-lane sums for mean then squared deviations (fma), fp32 "
-           "epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/64) kappa 2^-13 u16",
-    .bound = bound,
-};
+#define HOW                                                                                        \
+    "F16C widening, fp32 16-lane sums (4 accumulators) for mean then squared deviations (fma), "   \
+    "3-row pipeline up to D 3413, fp32 epilogue, vcvtps2ph once; eps in fp32; double path for "    \
+    "overflowed/underflowed sums; bound ~1 u16 + (n/64) kappa 2^-13 u16"
+
+LN_HALF_KERNEL(ln_f16_f32acc_twopass_avx512, "f16-f32acc-twopass", LN_F16);

@@ -1,6 +1,7 @@
-/* Shifted-data fp32 LayerNorm on 16-bit storage for AVX2, as f32-shifted does it in fp32: one
- * pass over x for the statistics instead of two. Per row a shift K (the mean of the row's first
- * 2 W elements, rounded to float) and, in four accumulators each, S1 = sum (x - K) and
+/* Shifted-data fp32 LayerNorm on 16-bit storage, as f32-shifted does it in fp32, written once
+ * over the 16-bit block layer (half-vec.h) for AVX2 and AVX-512: one pass over x for the
+ * statistics instead of two. Per row a shift K (the mean of the row's first HB = 2 W elements,
+ * rounded to float) and, in four accumulators each, S1 = sum (x - K) and
  * S2 = sum (x - K)^2 (fma); lanes added in double; mean = K + S1/n, var = S2/n - (S1/n)^2 (Chan,
  * Golub & LeVeque's shifted-data algorithm). The rows go through a two-row pipeline: one loop
  * normalizes row r (from L1/L2) and takes the sums of row r+1 (from memory), so the memory
@@ -8,9 +9,9 @@
  * streaming, row r+2 is prefetched into L2 meanwhile.
  *
  * As in f32-shifted, a row whose shift is too far from its mean ((S1/n)^2 > var: |mean - K|
- * beyond about one sigma) or whose sums are not finite is redone by the two-pass row code
- * (half-twopass.h, its double path included), so the bound is the larger of the accepted rows'
- * and the two-pass one. Included by the *-f32acc-shifted-avx2.c files. */
+ * beyond about one sigma) or whose statistics ln_half_stats_ok rejects is redone by the two-pass
+ * row code (half-twopass.h, its double path included), so the bound is the larger of the
+ * accepted rows' and the two-pass one. Included by the *-f32acc-shifted-<isa>.c files. */
 #ifndef LN_X86_HALF_SHIFTED_H
 #define LN_X86_HALF_SHIFTED_H
 
@@ -69,14 +70,14 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd), k = vf_set1(K1);
     acc4 s = acc4_zero(), q = acc4_zero();
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 */
-    if (i) half_norm_part(t, x0, y, g, b, 0, i, vmean, vrstd, has_g, has_b);
+    if (i) half_norm_part(t, x0, y, g, b, 0, i, vmean, vrstd, has_g, has_b, 0);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
-        if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* 2 HB elements: one line */
-        half_norm_block(t, x0, y, g, b, i, vmean, vrstd, has_g, has_b, stream);
-        half_norm_block(t, x0, y, g, b, i + HB, vmean, vrstd, has_g, has_b, stream);
+        if (pf) hb_prefetch2(pf + j);
+        half_norm_block(t, x0, y, g, b, i, vmean, vrstd, has_g, has_b, 0, stream);
+        half_norm_block(t, x0, y, g, b, i + HB, vmean, vrstd, has_g, has_b, 0, stream);
         shifted_step(&s, &q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), k);
     }
-    half_normalize_from(t, x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, stream);
+    half_normalize_from(t, x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, 0, stream);
     half_shifted_sums_from(t, x1, n, j, K1, s, q, s1, s2);
 }
 
@@ -92,14 +93,14 @@ static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_
 }
 
 /* mean and rstd from the shifted sums; 0 when the shift is too far from the mean for the
- * claimed bound ((S1/n)^2 > var, NaN included) or a sum or rstd is not finite. */
+ * claimed bound ((S1/n)^2 > var, NaN included) or ln_half_stats_ok rejects the sums. */
 static inline int half_shifted_stats(double s1, double s2, float K, size_t n, double eps, float *mean, float *rstd)
 {
     double d = s1 / (double)n, var = s2 / (double)n - d * d;
-    if (!isfinite(s1) || !isfinite(s2) || !(d * d <= var)) return 0;
+    if (!ln_half_stats_ok(s1, s2, var + eps) || !(d * d <= var)) return 0;
     *mean = (float)(K + d);
     *rstd = (float)(1.0 / sqrt(var + eps));
-    return isfinite(*rstd);
+    return 1;
 }
 
 static inline void half_shifted(const ln_args *a, ln_dtype t)
@@ -124,8 +125,8 @@ static inline void half_shifted(const ln_args *a, ln_dtype t)
                                   &s2, stream);
         } else {
             /* the last row, or a row with a bad shift: the stages one by one */
-            if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, stream);
-            else half_row_twopass(t, x0, y, g, b, n, a->eps, NULL, stream, &mean_out, &rstd_out);
+            if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, 0, stream);
+            else half_row_twopass(t, x0, y, g, b, n, a->eps, NULL, 0, stream, &mean_out, &rstd_out);
             if (r + 1 < rows) {
                 K = half_shift_of(t, x1, n);
                 half_shifted_sums_from(t, x1, n, 0, K, acc4_zero(), acc4_zero(), &s1, &s2);
@@ -138,14 +139,14 @@ static inline void half_shifted(const ln_args *a, ln_dtype t)
     if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
 }
 
-/* As f32-shifted's bound, in the 16-bit format's units: accepted rows have m = n/32 terms per
- * lane (four 8-lane accumulators), e = (m + 3) ua, t = |mean - K| / sigma <= sqrt 2; S1/n is off
+/* As f32-shifted's bound, in the 16-bit format's units: accepted rows have m = n/(4 W) terms per
+ * lane (four W-lane accumulators), e = (m + 3) ua, t = |mean - K| / sigma <= sqrt 2; S1/n is off
  * by e (t + 1) sigma, the mean by that plus its rounding to float; var has relative error
  * e (1 + t^2 + 2 t (t + 1)) + (e (t + 1))^2 + 3 ua. Rejected rows: the two-pass bound. */
 static inline double half_shifted_bound(size_t n, double kappa, double us)
 {
     const double ua = 0x1p-24, t = sqrt(2.0);
-    double m = ceil((double)n / 32.0), e = (m + 3.0) * ua;
+    double m = ceil((double)n / (4.0 * VF_W)), e = (m + 3.0) * ua;
     if (e > 0.05) return INFINITY;
     double shifted = ln_bound_mean(1.0, kappa, ua, us) + ln_bound_mean(m + 3.0, t, ua, us) +
                      ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * ua, us) +

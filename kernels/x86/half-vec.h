@@ -1,0 +1,269 @@
+/* The 16-bit block layer over vec.h: the only ISA-specific code of the fp32-accumulating 16-bit
+ * kernels (half-twopass.h, half-shifted.h). A block is HB = 2 W 16-bit elements (f16 or bf16),
+ * widened into two fp32 vectors and rounded back; everything else is written once on vf.
+ *
+ * The widening trick for bf16: a bf16 is the top half of a float, so one load of HB bf16 gives
+ * the even elements as floats by a 16-bit left shift of each 32-bit lane and the odd ones by
+ * masking off its low half: two in-lane integer operations, no shuffles. Sums do not care in
+ * which lane an element sits, so a block is "two vectors" without a fixed order: f16 blocks
+ * are elements 0..W-1 and W..2W-1 (vcvtph2ps), bf16 blocks the even and the odd ones; the
+ * epilogue computes on that layout (gamma and beta loaded the same way) and the rounding puts
+ * the words back in memory order.
+ *
+ * Hooks, per ISA: hwords (the HB words as one integer vector), hb_widen, hb_load,
+ * hb_load_part (the first n < HB elements, the rest 0, no access past them), hb_narrow (round
+ * to the 16-bit format), hb_store (stream: non-temporal, vector-aligned p), hb_store_part,
+ * hb_keep (zero the lanes of elements n..HB-1), HB_PREFETCH (the prefetch hint of the row
+ * pipelines). */
+#ifndef LN_X86_HALF_VEC_H
+#define LN_X86_HALF_VEC_H
+
+#include "half.h"
+#include "vec.h"
+
+#define HB (2 * VF_W) /* 16-bit elements per block */
+
+typedef struct {
+    vf a, b;
+} vf2;
+
+#if VF_W == 8
+
+typedef __m256i hwords;
+#define HB_PREFETCH _MM_HINT_T1
+
+/* A block's 16 words widened: f16 by vcvtph2ps, bf16 by the shift and the mask. */
+LN_INLINE vf2 hb_widen(ln_dtype t, __m256i v)
+{
+    if (t == LN_F16)
+        return (vf2){_mm256_cvtph_ps(_mm256_castsi256_si128(v)), _mm256_cvtph_ps(_mm256_extracti128_si256(v, 1))};
+    return (vf2){_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
+                 _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u)))};
+}
+
+LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
+{
+    if (t == LN_F16) /* vcvtph2ps straight from memory */
+        return (vf2){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
+                     _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
+    return hb_widen(t, _mm256_loadu_si256((const __m256i *)p));
+}
+
+/* Each lane rounded to bf16 (nearest even, the integer rounding of ln_f32_to_bf16: carries walk
+ * into the exponent, so overflow gives Inf and subnormals stay), in the top 16 bits of the
+ * lane; with nans, NaN lanes are made quiet instead (the carry could turn them into Inf). */
+LN_INLINE __m256i bf16_round_hi(vf v, int nans)
+{
+    __m256i x = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+    __m256 r = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))));
+    if (nans) {
+        __m256 quiet = _mm256_castsi256_ps(_mm256_or_si256(x, _mm256_set1_epi32(0x400000)));
+        r = _mm256_blendv_ps(r, quiet, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    }
+    return _mm256_castps_si256(r);
+}
+
+/* The block v as hb_load laid it out: the even lanes' bf16 in the low halves, the odd ones' in
+ * the high halves. NaNs are rare, so one test per block picks the rounding that handles them. */
+LN_INLINE __m256i bf16_pack(vf2 v)
+{
+    const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
+    __m256 unord = _mm256_cmp_ps(v.a, v.b, _CMP_UNORD_Q); /* lanes where either is NaN */
+    if (__builtin_expect(!_mm256_testz_ps(unord, unord), 0))
+        return _mm256_or_si256(_mm256_srli_epi32(bf16_round_hi(v.a, 1), 16), _mm256_and_si256(bf16_round_hi(v.b, 1), hi));
+    /* no NaN: the top halves of a and b and, beside them, their low halves as packed 16-bit
+     * words; a word rounds up where low + lsb > 0x8000 (nearest, ties to even; the carry walks
+     * into the exponent), compared unsigned through a flip of the sign bit */
+    __m256i ia = _mm256_castps_si256(v.a), ib = _mm256_castps_si256(v.b);
+    __m256i top = _mm256_blend_epi16(_mm256_srli_epi32(ia, 16), ib, 0xaa);
+    __m256i low = _mm256_blend_epi16(ia, _mm256_slli_epi32(ib, 16), 0xaa);
+    __m256i t = _mm256_adds_epu16(low, _mm256_and_si256(top, _mm256_set1_epi16(1)));
+    __m256i up = _mm256_cmpgt_epi16(_mm256_xor_si256(t, _mm256_set1_epi16((short)0x8000)), _mm256_setzero_si256());
+    return _mm256_sub_epi16(top, up);
+}
+
+/* 8 floats rounded to f16 (vcvtps2ph, nearest even). */
+LN_INLINE __m128i f16_round(vf v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+/* The block v, as hb_load laid it out, rounded to the 16-bit format: its 16 words. */
+LN_INLINE __m256i hb_narrow(ln_dtype t, vf2 v)
+{
+    if (t == LN_F16) return _mm256_set_m128i(f16_round(v.b), f16_round(v.a));
+    return bf16_pack(v);
+}
+
+/* The block v rounded and stored; stream: non-temporal stores (p must then be 32-byte aligned).
+ * f16 stores its two vcvtps2ph halves as they come, without hb_narrow's insert. */
+LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
+{
+    if (t == LN_F16) {
+        __m128i lo = f16_round(v.a), hi = f16_round(v.b);
+        if (stream) _mm_stream_si128((__m128i *)p, lo), _mm_stream_si128((__m128i *)(p + 8), hi);
+        else _mm_storeu_si128((__m128i *)p, lo), _mm_storeu_si128((__m128i *)(p + 8), hi);
+    } else if (stream) {
+        _mm256_stream_si256((__m256i *)p, bf16_pack(v));
+    } else {
+        _mm256_storeu_si256((__m256i *)p, bf16_pack(v));
+    }
+}
+
+/* Partial blocks, the first n < HB words, without touching memory past them (a row's tail, in
+ * place or not): the n/2 whole 32-bit words by vpmaskmovd, an odd last word on its own. Copying
+ * through a small buffer instead stalled every tail on store-to-load forwarding (D 257 ran at
+ * half the rows/s of D 256). */
+static const int32_t hb_words_on[16] = {-1, -1, -1, -1, -1, -1, -1, -1};
+static const int16_t hb_word_at[31] = {[15] = -1};
+
+LN_INLINE __m256i hb_words_part(const uint16_t *p, size_t n)
+{
+    __m256i whole = _mm256_loadu_si256((const __m256i *)(hb_words_on + 8 - n / 2));
+    __m256i v = _mm256_maskload_epi32((const int *)p, whole);
+    if (n & 1) /* p[n-1] broadcast, blended into word n-1 */
+        v = _mm256_blendv_epi8(v, _mm256_set1_epi16((short)p[n - 1]),
+                               _mm256_loadu_si256((const __m256i *)(hb_word_at + 16 - n)));
+    return v;
+}
+
+LN_INLINE void hb_store_words_part(uint16_t *p, __m256i v, size_t n)
+{
+    _mm256_maskstore_epi32((int *)p, _mm256_loadu_si256((const __m256i *)(hb_words_on + 8 - n / 2)), v);
+    if (n & 1) /* word n-1 is the low half of 32-bit lane (n-1)/2 */
+        p[n - 1] = (uint16_t)_mm256_cvtsi256_si32(_mm256_permutevar8x32_epi32(v, _mm256_set1_epi32((int)(n - 1) / 2)));
+}
+
+/* The first n < HB elements (the rest of the block reads as 0). */
+LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n) { return hb_widen(t, hb_words_part(p, n)); }
+
+LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n) { hb_store_words_part(p, hb_narrow(t, v), n); }
+
+/* v with the lanes of elements n .. HB-1 zeroed: the lane mask is a block of 16-bit all-ones
+ * or zeros laid out as hb_load does, each half sign-extended to 32 bits. */
+LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
+{
+    static const int16_t ones[2 * HB] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    __m256i m = _mm256_loadu_si256((const __m256i *)(ones + HB - n)), ma, mb;
+    if (t == LN_F16) {
+        ma = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(m));
+        mb = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(m, 1));
+    } else {
+        ma = _mm256_srai_epi32(_mm256_slli_epi32(m, 16), 16);
+        mb = _mm256_srai_epi32(m, 16);
+    }
+    return (vf2){_mm256_and_ps(v.a, _mm256_castsi256_ps(ma)), _mm256_and_ps(v.b, _mm256_castsi256_ps(mb))};
+}
+
+#elif VF_W == 16
+
+typedef __m512i hwords;
+#define HB_PREFETCH _MM_HINT_T0
+
+LN_INLINE __mmask32 hb_mask(size_t n) { return (__mmask32)((1u << n) - 1); }
+
+/* A block's 32 words widened: f16 by vcvtph2ps, bf16 by the shift and the mask. */
+LN_INLINE vf2 hb_widen(ln_dtype t, __m512i v)
+{
+    if (t == LN_F16)
+        return (vf2){_mm512_cvtph_ps(_mm512_castsi512_si256(v)), _mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1))};
+    return (vf2){_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)),
+                 _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u)))};
+}
+
+LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
+{
+    if (t == LN_F16) /* vcvtph2ps straight from memory */
+        return (vf2){_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)),
+                     _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 16)))};
+    return hb_widen(t, _mm512_loadu_si512(p));
+}
+
+/* Masked loads and stores touch only the first n words: tails need no copy. */
+LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n)
+{
+    return hb_widen(t, _mm512_maskz_loadu_epi16(hb_mask(n), p));
+}
+
+/* 16 floats rounded to f16 (vcvtps2ph, nearest even). */
+LN_INLINE __m256i f16_round(vf v) { return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+/* The block v as hb_load laid it out (even elements in a, odd ones in b) rounded to bf16, in
+ * memory order. With AVX512-BF16: vcvtne2ps2bf16 (nearest even, NaNs quiet; it treats fp32
+ * subnormal inputs as zero, so results below 2^-126 become 0, see docs/lowp.md) gives the even
+ * words then the odd ones, and one vpermw interleaves them. Without: the integer rounding of
+ * ln_f32_to_bf16 on each lane (carries walk into the exponent; NaN lanes made quiet instead). */
+LN_INLINE __m512i bf16_pack(vf2 v)
+{
+#ifdef __AVX512BF16__
+    const __m512i order = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6,
+                                           21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    return _mm512_permutexvar_epi16(order, (__m512i)_mm512_cvtne2ps_pbh(v.b, v.a));
+#else
+    __m512i r[2];
+    vf w[2] = {v.a, v.b};
+    for (int k = 0; k < 2; k++) {
+        __m512i x = _mm512_castps_si512(w[k]);
+        __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+        r[k] = _mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+        r[k] = _mm512_mask_mov_epi32(r[k], _mm512_cmp_ps_mask(w[k], w[k], _CMP_UNORD_Q),
+                                     _mm512_or_si512(x, _mm512_set1_epi32(0x400000)));
+    }
+    return _mm512_or_si512(_mm512_srli_epi32(r[0], 16), _mm512_and_si512(r[1], _mm512_set1_epi32((int)0xffff0000u)));
+#endif
+}
+
+/* The block v, as hb_load laid it out, rounded to the 16-bit format: its 32 words. */
+LN_INLINE __m512i hb_narrow(ln_dtype t, vf2 v)
+{
+    if (t == LN_F16) return _mm512_inserti64x4(_mm512_castsi256_si512(f16_round(v.a)), f16_round(v.b), 1);
+    return bf16_pack(v);
+}
+
+/* The block v rounded and stored; stream: non-temporal stores (p must then be 64-byte aligned).
+ * f16 stores its two vcvtps2ph halves as they come, without hb_narrow's insert. */
+LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
+{
+    if (t == LN_F16) {
+        __m256i lo = f16_round(v.a), hi = f16_round(v.b);
+        if (stream) _mm256_stream_si256((__m256i *)p, lo), _mm256_stream_si256((__m256i *)(p + 16), hi);
+        else _mm256_storeu_si256((__m256i *)p, lo), _mm256_storeu_si256((__m256i *)(p + 16), hi);
+    } else if (stream) {
+        _mm512_stream_si512((__m512i *)p, bf16_pack(v));
+    } else {
+        _mm512_storeu_si512(p, bf16_pack(v));
+    }
+}
+
+LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n)
+{
+    _mm512_mask_storeu_epi16(p, hb_mask(n), hb_narrow(t, v));
+}
+
+/* v with the lanes of elements n .. HB-1 zeroed: f16 holds elements 0-15 in a and 16-31 in b,
+ * bf16 the (n + 1) / 2 even ones in a and the n / 2 odd ones in b. */
+LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
+{
+    size_t na = t == LN_F16 ? (n < VF_W ? n : VF_W) : (n + 1) / 2, nb = t == LN_F16 ? (n < VF_W ? 0 : n - VF_W) : n / 2;
+    return (vf2){vf_keep(v.a, na), vf_keep(v.b, nb)};
+}
+
+#else
+#error "half-vec.h: no 16-bit block layer for this vector width"
+#endif
+
+/* LN_VEC_KERNEL for this file's ISA: files built with AVX512-BF16 (the bf16 AVX-512 kernels,
+ * whose rounding is vcvtne2ps2bf16) are named "...-avx512bf16" and need that CPU bit. */
+#ifdef __AVX512BF16__
+#define LN_HALF_KERNEL(id, prefix, type)                                                                    \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME "bf16", .dtype = type,                             \
+                          .isa = LN_VEC_ISA | LN_ISA_AVX512BF16, .forward = forward, .how = HOW, .bound = bound}
+#else
+#define LN_HALF_KERNEL LN_VEC_KERNEL
+#endif
+
+/* Prefetches the 2 HB elements at p (one 64-byte line with AVX2, two with AVX-512). */
+LN_INLINE void hb_prefetch2(const uint16_t *p)
+{
+    for (size_t k = 0; k < 2 * HB; k += 32) _mm_prefetch((const char *)(p + k), HB_PREFETCH);
+}
+
+#endif

@@ -15,6 +15,9 @@
 static int is16(const ln_kernel *k) { return k->dtype == LN_F16 || k->dtype == LN_BF16; }
 /* The kernels that do their arithmetic in the 16-bit format itself, eps included. */
 static int is_native(const ln_kernel *k) { return strstr(k->name, "-native-") != NULL; }
+/* Statistics in fp32, epilogue in f16 arithmetic (a few u16 per output: not nearly correctly
+ * rounded, see its bound). */
+static int has_f16_epilogue(const ln_kernel *k) { return strstr(k->name, "-f16epi-") != NULL; }
 /* The project's fp32-accumulating ones (not a peer library's). */
 static int is_f32acc_own(const ln_kernel *k) { return !is_native(k) && strncmp(k->name, "ext-", 4) != 0; }
 
@@ -76,7 +79,7 @@ static void test_fp32_accumulating_nearly_correctly_rounded(void **state)
         prepare(&p, (ln_dtype)t, "normal", 768, 32, 1e-5, 0);
         for (size_t i = 0; i < ln_num_kernels; i++) {
             const ln_kernel *k = ln_all_kernels[i];
-            if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || is_native(k)) continue;
+            if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || is_native(k) || has_f16_epilogue(k)) continue;
             ln_errors e;
             ln_measure_kernel(k, &p, &e, NULL);
             if (!(e.cr_frac >= 0.99 && e.max_ulp <= 1.0))

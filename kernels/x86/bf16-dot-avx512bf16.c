@@ -60,7 +60,7 @@ static void forward(const ln_args *a)
         float rstd = 1.0f / sqrtf(ss / (float)D + (float)a->eps);
         double mean_out = mean, rstd_out = rstd;
         if (ln_half_stats_ok(sum, ss, (double)ss / (double)D + a->eps))
-            half_normalize(LN_BF16, x, y, a->gamma, a->beta, D, mean, rstd, 0, stream);
+            half_normalize(LN_BF16, x, y, a->gamma, a->beta, D, mean, rstd, HALF_EPI_F32, stream);
         else
             ln_half_row_f64(LN_BF16, x, y, a->gamma, a->beta, D, a->eps, &mean_out, &rstd_out);
         if (a->mean) a->mean[r] = mean_out;

@@ -6,7 +6,7 @@
  * to y. */
 #include "half-twopass.h"
 
-static void forward(const ln_args *a) { half_twopass(a, LN_BF16, 1, 1); }
+static void forward(const ln_args *a) { half_twopass(a, LN_BF16, HALF_EPI_MULBIAS, 1); }
 
 /* As the two-pass, plus the rounding of mean * rstd: |mean| rstd ua <= kappa ua, in u_bf16; and
  * the epilogue's fourth rounding (x rstd + bias, * gamma, + beta), within ln_bound_epilogue's. */

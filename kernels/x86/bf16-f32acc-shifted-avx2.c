@@ -2,7 +2,7 @@
  * the bf16 widening and rounding, half-twopass.h. */
 #include "half-shifted.h"
 
-static void forward(const ln_args *a) { half_shifted(a, LN_BF16); }
+static void forward(const ln_args *a) { half_shifted(a, LN_BF16, HALF_EPI_F32); }
 
 static double bound(size_t n, double kappa) { return half_shifted_bound(n, kappa, 0x1p-8); }
 

@@ -1,7 +1,7 @@
 /* One-pass (shifted-data) LayerNorm on binary16 storage with AVX-512: see half-shifted.h. */
 #include "half-shifted.h"
 
-static void forward(const ln_args *a) { half_shifted(a, LN_F16); }
+static void forward(const ln_args *a) { half_shifted(a, LN_F16, HALF_EPI_F32); }
 
 static double bound(size_t n, double kappa) { return half_shifted_bound(n, kappa, 0x1p-11); }
 

@@ -1,7 +1,7 @@
 /* Two-pass LayerNorm on binary16 storage for AVX2 + F16C: see half-twopass.h. */
 #include "half-twopass.h"
 
-static void forward(const ln_args *a) { half_twopass(a, LN_F16, 0, 0); }
+static void forward(const ln_args *a) { half_twopass(a, LN_F16, HALF_EPI_F32, 0); }
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-11); }
 

@@ -65,31 +65,48 @@ LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, s
 LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
                                           const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
                                           const uint16_t *pf, size_t n, double *s1, double *s2, int has_g,
-                                          int has_b, int stream)
+                                          int has_b, int epi, int stream)
 {
-    const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd), k = vf_set1(K1);
+    const hconst c = half_consts(mean, rstd, epi);
+    const vf k = vf_set1(K1);
     acc4 s = acc4_zero(), q = acc4_zero();
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 */
-    if (i) half_norm_part(t, x0, y, g, b, 0, i, vmean, vrstd, has_g, has_b, 0);
+    if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) hb_prefetch2(pf + j);
-        half_norm_block(t, x0, y, g, b, i, vmean, vrstd, has_g, has_b, 0, stream);
-        half_norm_block(t, x0, y, g, b, i + HB, vmean, vrstd, has_g, has_b, 0, stream);
+        half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
+        half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
         shifted_step(&s, &q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), k);
     }
-    half_normalize_from(t, x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, 0, stream);
+    half_normalize_from(t, x0, y, g, b, i, n, c, has_g, has_b, epi, stream);
     half_shifted_sums_from(t, x1, n, j, K1, s, q, s1, s2);
 }
 
 static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
                                          const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
-                                         const uint16_t *pf, size_t n, double *s1, double *s2, int stream)
+                                         const uint16_t *pf, size_t n, double *s1, double *s2, int epi, int stream)
 {
-#define CASE(G, B)                                                                                  \
-    (stream ? half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 1) \
-            : half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 0))
+#define BODY(G, B, E) \
+    (stream ? half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, 1) \
+            : half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, 0))
+#ifdef __AVX512FP16__
+#define CASE(G, B) (epi == HALF_EPI_F16 ? BODY(G, B, HALF_EPI_F16) : BODY(G, B, HALF_EPI_F32))
+#else
+#define CASE(G, B) BODY(G, B, HALF_EPI_F32)
+    (void)epi;
+#endif
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
+#undef BODY
+}
+
+/* The epilogue form for a row: epi, except that the f16 one (HALF_EPI_F16) takes rows with rstd
+ * in [2^-12, 2^10] only, so that f16(rstd) and rstd * gamma are normal f16 and the f16
+ * subnormal roundings of x - mh and of ml (2^-25 absolute) stay below 2^-15 sigma; the other
+ * rows get the fp32 epilogue. */
+LN_INLINE int half_epi_for(int epi, float rstd)
+{
+    return epi == HALF_EPI_F16 && !(rstd >= 0x1p-12f && rstd <= 0x1p10f) ? HALF_EPI_F32 : epi;
 }
 
 /* mean and rstd from the shifted sums; 0 when the shift is too far from the mean for the
@@ -103,7 +120,8 @@ static inline int half_shifted_stats(double s1, double s2, float K, size_t n, do
     return 1;
 }
 
-static inline void half_shifted(const ln_args *a, ln_dtype t)
+/* epi: HALF_EPI_F32, or HALF_EPI_F16 (f16 in a file built with AVX512-FP16). */
+static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return; /* nothing to normalize: no statistics either */
@@ -122,10 +140,10 @@ static inline void half_shifted(const ln_args *a, ln_dtype t)
         if (ok && r + 1 < rows) {
             K = half_shift_of(t, x1, n);
             half_shifted_pipeline(t, x0, y, g, b, mean, rstd, x1, K, stream && r + 2 < rows ? x1 + n : NULL, n, &s1,
-                                  &s2, stream);
+                                  &s2, half_epi_for(epi, rstd), stream);
         } else {
             /* the last row, or a row with a bad shift: the stages one by one */
-            if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, 0, stream);
+            if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, half_epi_for(epi, rstd), stream);
             else half_row_twopass(t, x0, y, g, b, n, a->eps, NULL, 0, stream, &mean_out, &rstd_out);
             if (r + 1 < rows) {
                 K = half_shift_of(t, x1, n);

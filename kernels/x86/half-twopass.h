@@ -2,7 +2,8 @@
  * 16-bit block layer (half-vec.h) for AVX2 and AVX-512: each block of 2 W 16-bit elements is
  * widened into two fp32 vectors, the mean and the squared deviations are summed in four vector
  * accumulators (lanes added in double), the epilogue is fp32 with one rounding per output.
- * Included by the *-f32acc-twopass-<isa>.c and bf16-f32acc-mulbias-avx512bf16.c files.
+ * Included by the *-f32acc-twopass-<isa>.c and bf16-f32acc-mulbias-avx512bf16.c files (and
+ * half-shifted.h).
  *
  * Rows whose fp32 statistics cannot be trusted (a sum of squares that overflowed though each
  * square fits, bf16 having fp32's range; or var + eps below 2^-100, where squares underflowing
@@ -95,53 +96,111 @@ LN_INLINE double half_row_sq_dev(ln_dtype t, const uint16_t *x, size_t n, float 
     return half_row_sq_dev_from(t, x, n, 0, mean, acc4_zero(), pf);
 }
 
-/* One block of output. (x - mean) * (rstd * g) + b with one fma: three fp32 roundings before
- * the one to 16 bits. mulbias: fma(x, rstd, bias) * g + b with bias = -mean * rstd rounded once
- * (passed in vmean), the low-precision epilogue of a popular framework, for
- * bf16-f32acc-mulbias. has_g, has_b, mulbias are compile-time constants at every call. */
-LN_INLINE vf2 half_norm(vf2 x, vf2 g, vf2 b, vf vmean, vf vrstd, int has_g, int has_b, int mulbias)
+/* The epilogue forms, compile-time constants at every call:
+ *   HALF_EPI_F32: (x - mean) * (rstd * g) + b in fp32 with one fma, three fp32 roundings before
+ *     the one to 16 bits;
+ *   HALF_EPI_MULBIAS: fma(x, rstd, bias) * g + b with bias = -mean * rstd rounded once, the
+ *     low-precision epilogue of a popular framework (bf16-f32acc-mulbias);
+ *   HALF_EPI_F16: f16 blocks in AVX512-FP16 arithmetic, fma((x - mh) - ml, rs * g, b) with
+ *     mean = mh + ml split into two f16 and rs = f16(rstd): no conversions at all (files built
+ *     with AVX512-FP16 only; f16-f32acc-h16epi-avx512fp16). */
+enum { HALF_EPI_F32, HALF_EPI_MULBIAS, HALF_EPI_F16 };
+
+/* A row's epilogue constants. */
+typedef struct {
+    vf mean, rstd; /* mean (MULBIAS: the bias -mean * rstd) and rstd */
+#ifdef __AVX512FP16__
+    __m512h mh, ml, rs; /* HALF_EPI_F16 */
+#endif
+} hconst;
+
+LN_INLINE hconst half_consts(float mean, float rstd, int epi)
 {
-    if (mulbias) {
-        vf2 v = {vf_fma(x.a, vrstd, vmean), vf_fma(x.b, vrstd, vmean)};
+    hconst c;
+    c.mean = vf_set1(epi == HALF_EPI_MULBIAS ? -(mean * rstd) : mean), c.rstd = vf_set1(rstd);
+#ifdef __AVX512FP16__
+    if (epi == HALF_EPI_F16) { /* mean - mh is exact in fp32; ml is it rounded to f16 */
+        _Float16 mh = (_Float16)mean;
+        c.mh = _mm512_set1_ph(mh), c.ml = _mm512_set1_ph((_Float16)(mean - (float)mh));
+        c.rs = _mm512_set1_ph((_Float16)rstd);
+    }
+#endif
+    return c;
+}
+
+LN_INLINE vf2 half_norm(vf2 x, vf2 g, vf2 b, hconst c, int has_g, int has_b, int epi)
+{
+    if (epi == HALF_EPI_MULBIAS) {
+        vf2 v = {vf_fma(x.a, c.rstd, c.mean), vf_fma(x.b, c.rstd, c.mean)};
         if (has_g) v.a = vf_mul(v.a, g.a), v.b = vf_mul(v.b, g.b);
         if (has_b) v.a = vf_add(v.a, b.a), v.b = vf_add(v.b, b.b);
         return v;
     }
-    vf sa = has_g ? vf_mul(vrstd, g.a) : vrstd, sb = has_g ? vf_mul(vrstd, g.b) : vrstd;
+    vf sa = has_g ? vf_mul(c.rstd, g.a) : c.rstd, sb = has_g ? vf_mul(c.rstd, g.b) : c.rstd;
     vf ba = has_b ? b.a : vf_set1(0.0f), bb = has_b ? b.b : vf_set1(0.0f);
-    return (vf2){vf_fma(vf_sub(x.a, vmean), sa, ba), vf_fma(vf_sub(x.b, vmean), sb, bb)};
+    return (vf2){vf_fma(vf_sub(x.a, c.mean), sa, ba), vf_fma(vf_sub(x.b, c.mean), sb, bb)};
 }
+
+#ifdef __AVX512FP16__
+/* HALF_EPI_F16 on a block of 32 f16 words (an AVX-512 block): sub, sub, mul, fma. */
+LN_INLINE __m512i half_norm_f16(__m512i x, __m512i g, __m512i b, hconst c, int has_g, int has_b)
+{
+    __m512h d = _mm512_sub_ph(_mm512_sub_ph(_mm512_castsi512_ph(x), c.mh), c.ml);
+    __m512h s = has_g ? _mm512_mul_ph(c.rs, _mm512_castsi512_ph(g)) : c.rs;
+    return _mm512_castph_si512(has_b ? _mm512_fmadd_ph(d, s, _mm512_castsi512_ph(b)) : _mm512_mul_ph(d, s));
+}
+#endif
 
 /* The first k < HB outputs from element j on. */
 LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                              size_t j, size_t k, vf vmean, vf vrstd, int has_g, int has_b, int mulbias)
+                              size_t j, size_t k, hconst c, int has_g, int has_b, int epi)
 {
+#ifdef __AVX512FP16__
+    if (epi == HALF_EPI_F16) {
+        const __mmask32 m = hb_mask(k);
+        const __m512i z = _mm512_setzero_si512();
+        _mm512_mask_storeu_epi16(y + j, m,
+                                 half_norm_f16(_mm512_maskz_loadu_epi16(m, x + j), has_g ? _mm512_maskz_loadu_epi16(m, g + j) : z,
+                                               has_b ? _mm512_maskz_loadu_epi16(m, b + j) : z, c, has_g, has_b));
+        return;
+    }
+#endif
     const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
     hb_store_part(t, y + j,
                   half_norm(hb_load_part(t, x + j, k), has_g ? hb_load_part(t, g + j, k) : none,
-                            has_b ? hb_load_part(t, b + j, k) : none, vmean, vrstd, has_g, has_b, mulbias),
+                            has_b ? hb_load_part(t, b + j, k) : none, c, has_g, has_b, epi),
                   k);
 }
 
 /* The full block of outputs at element i. */
 LN_INLINE void half_norm_block(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                               size_t i, vf vmean, vf vrstd, int has_g, int has_b, int mulbias, int stream)
+                               size_t i, hconst c, int has_g, int has_b, int epi, int stream)
 {
+#ifdef __AVX512FP16__
+    if (epi == HALF_EPI_F16) {
+        const __m512i z = _mm512_setzero_si512();
+        __m512i v = half_norm_f16(_mm512_loadu_si512(x + i), has_g ? _mm512_loadu_si512(g + i) : z,
+                                  has_b ? _mm512_loadu_si512(b + i) : z, c, has_g, has_b);
+        if (stream) _mm512_stream_si512((__m512i *)(y + i), v);
+        else _mm512_storeu_si512(y + i, v);
+        return;
+    }
+#endif
     const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
     hb_store(t, y + i,
-             half_norm(hb_load(t, x + i), has_g ? hb_load(t, g + i) : none, has_b ? hb_load(t, b + i) : none, vmean,
-                       vrstd, has_g, has_b, mulbias),
+             half_norm(hb_load(t, x + i), has_g ? hb_load(t, g + i) : none, has_b ? hb_load(t, b + i) : none, c,
+                       has_g, has_b, epi),
              stream);
 }
 
 /* Outputs i..n-1 (with stream, y + i must be vector-aligned): the rest of a row whose bulk a
  * row pipeline normalized, or all of it. */
 LN_INLINE void half_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
-                                   const uint16_t *b, size_t i, size_t n, vf vmean, vf vrstd, int has_g,
-                                   int has_b, int mulbias, int stream)
+                                   const uint16_t *b, size_t i, size_t n, hconst c, int has_g,
+                                   int has_b, int epi, int stream)
 {
-    for (; i + HB <= n; i += HB) half_norm_block(t, x, y, g, b, i, vmean, vrstd, has_g, has_b, mulbias, stream);
-    if (i < n) half_norm_part(t, x, y, g, b, i, n - i, vmean, vrstd, has_g, has_b, mulbias);
+    for (; i + HB <= n; i += HB) half_norm_block(t, x, y, g, b, i, c, has_g, has_b, epi, stream);
+    if (i < n) half_norm_part(t, x, y, g, b, i, n - i, c, has_g, has_b, epi);
 }
 
 /* Elements before the first vector-aligned y when streaming (written with ordinary stores by
@@ -151,25 +210,22 @@ LN_INLINE size_t half_stream_lead(const uint16_t *y, size_t n, int stream)
     return stream ? vec_stream_lead(y, n, sizeof *y) : 0;
 }
 
-/* The epilogue's two constants: vmean (mean, or with mulbias the bias -mean * rstd) and vrstd. */
-LN_INLINE vf half_vmean(float mean, float rstd, int mulbias) { return vf_set1(mulbias ? -(mean * rstd) : mean); }
-
 /* stream: non-temporal stores from the first vector-aligned y on. */
 LN_INLINE void half_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
                                    const uint16_t *b, size_t n, float mean, float rstd, int has_g, int has_b,
-                                   int mulbias, int stream)
+                                   int epi, int stream)
 {
-    const vf vmean = half_vmean(mean, rstd, mulbias), vrstd = vf_set1(rstd);
+    const hconst c = half_consts(mean, rstd, epi);
     size_t i = half_stream_lead(y, n, stream);
-    if (i) half_norm_part(t, x, y, g, b, 0, i, vmean, vrstd, has_g, has_b, mulbias);
-    half_normalize_from(t, x, y, g, b, i, n, vmean, vrstd, has_g, has_b, mulbias, stream);
+    if (i) half_norm_part(t, x, y, g, b, 0, i, c, has_g, has_b, epi);
+    half_normalize_from(t, x, y, g, b, i, n, c, has_g, has_b, epi, stream);
 }
 
 LN_INLINE void half_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                              size_t n, float mean, float rstd, int mulbias, int stream)
+                              size_t n, float mean, float rstd, int epi, int stream)
 {
-#define CASE(G, B) (stream ? half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, mulbias, 1) \
-                           : half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, mulbias, 0))
+#define CASE(G, B) (stream ? half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, epi, 1) \
+                           : half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, epi, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
@@ -190,14 +246,14 @@ LN_INLINE float half_mean(double sum, size_t n) { return (float)(sum / (double)n
  * (prefetching the row pf, or none: NULL), the epilogue, or the double path. The statistics
  * used go to *mean_out and *rstd_out. */
 static inline void half_row_twopass(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                                    size_t n, double eps, const uint16_t *pf, int mulbias, int stream,
+                                    size_t n, double eps, const uint16_t *pf, int epi, int stream,
                                     double *mean_out, double *rstd_out)
 {
     double sum = half_row_sum(t, x, n);
     float mean = half_mean(sum, n), rstd;
     double ss = half_row_sq_dev(t, x, n, mean, pf);
     if (half_stats(sum, ss, n, eps, &mean, &rstd)) {
-        half_normalize(t, x, y, g, b, n, mean, rstd, mulbias, stream);
+        half_normalize(t, x, y, g, b, n, mean, rstd, epi, stream);
         *mean_out = mean, *rstd_out = rstd;
     } else {
         ln_half_row_f64(t, x, y, g, b, n, eps, mean_out, rstd_out);
@@ -213,37 +269,38 @@ static inline void half_row_twopass(ln_dtype t, const uint16_t *x, uint16_t *y, 
 LN_INLINE void half_pipeline3_body(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g, const uint16_t *b,
                                    float mean, float rstd, const uint16_t *x1, float mean1, const uint16_t *x2,
                                    const uint16_t *pf, size_t n, double *ss1, double *sum2, int has_g, int has_b,
-                                   int mulbias, int stream)
+                                   int epi, int stream)
 {
-    const vf vmean = half_vmean(mean, rstd, mulbias), vrstd = vf_set1(rstd), m1 = vf_set1(mean1);
+    const hconst c = half_consts(mean, rstd, epi);
+    const vf m1 = vf_set1(mean1);
     acc4 q = acc4_zero(), s = acc4_zero();
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 and x2 */
-    if (i) half_norm_part(t, x0, y, g, b, 0, i, vmean, vrstd, has_g, has_b, mulbias);
+    if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) hb_prefetch2(pf + j);
-        half_norm_block(t, x0, y, g, b, i, vmean, vrstd, has_g, has_b, mulbias, stream);
-        half_norm_block(t, x0, y, g, b, i + HB, vmean, vrstd, has_g, has_b, mulbias, stream);
+        half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
+        half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
         sq_step(&q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), m1);
         sum_step(&s, hb_load(t, x2 + j), hb_load(t, x2 + j + HB));
     }
-    half_normalize_from(t, x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, mulbias, stream);
+    half_normalize_from(t, x0, y, g, b, i, n, c, has_g, has_b, epi, stream);
     *ss1 = half_row_sq_dev_from(t, x1, n, j, mean1, q, NULL);
     *sum2 = half_row_sum_from(t, x2, n, j, s);
 }
 
 static inline void half_pipeline3(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g, const uint16_t *b,
                                   float mean, float rstd, const uint16_t *x1, float mean1, const uint16_t *x2,
-                                  const uint16_t *pf, size_t n, double *ss1, double *sum2, int mulbias, int stream)
+                                  const uint16_t *pf, size_t n, double *ss1, double *sum2, int epi, int stream)
 {
 #define CASE(G, B)                                                                                               \
-    (stream ? half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, mulbias, 1) \
-            : half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, mulbias, 0))
+    (stream ? half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 1) \
+            : half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
 
 /* The three-row pipeline over all rows; sum[], ss[] hold rows r, r+1, r+2 (index mod 3). */
-static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int mulbias, int stream)
+static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int epi, int stream)
 {
     const size_t n = a->D, rows = a->rows;
     const uint16_t *X = a->x, *g = a->gamma, *b = a->beta;
@@ -263,10 +320,10 @@ static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int mulbias,
         else ln_half_row_f64(t, x0, y, g, b, n, a->eps, &mean_out, &rstd_out);
         if (r + 2 < rows && ok) {
             half_pipeline3(t, x0, y, g, b, mean, rstd, x1, half_mean(sum[k1], n), x2, r + 3 < rows ? x2 + n : NULL, n,
-                           &ss[k1], &sum[k2], mulbias, stream);
+                           &ss[k1], &sum[k2], epi, stream);
         } else {
             /* the last two rows, or after the double path: the stages one by one */
-            if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, mulbias, stream);
+            if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, epi, stream);
             if (r + 1 < rows) ss[k1] = half_row_sq_dev(t, x1, n, half_mean(sum[k1], n), NULL);
             if (r + 2 < rows) sum[k2] = half_row_sum(t, x2, n);
         }
@@ -276,21 +333,21 @@ static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int mulbias,
 }
 
 /* Outputs far larger than the caches go out with non-temporal stores (no read-for-ownership of
- * y); pipeline: rows up to LN_HALF_PIPELINE_MAX_D through the three-row pipeline; mulbias: the
- * epilogue of half_norm. pipeline and mulbias are compile-time constants. */
-LN_INLINE void half_twopass(const ln_args *a, ln_dtype t, int mulbias, int pipeline)
+ * y); pipeline: rows up to LN_HALF_PIPELINE_MAX_D through the three-row pipeline; epi: the
+ * epilogue form (HALF_EPI_F32 or HALF_EPI_MULBIAS). pipeline and epi are compile-time constants. */
+LN_INLINE void half_twopass(const ln_args *a, ln_dtype t, int epi, int pipeline)
 {
     const size_t n = a->D;
     if (n == 0 || a->rows == 0) return; /* nothing to normalize: no statistics either */
     const int stream = a->rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
     if (pipeline && n <= LN_HALF_PIPELINE_MAX_D) {
-        half_twopass_rows3(a, t, mulbias, stream);
+        half_twopass_rows3(a, t, epi, stream);
     } else {
         for (size_t r = 0; r < a->rows; r++) {
             const uint16_t *x = (const uint16_t *)a->x + r * n;
             double mean_out, rstd_out;
             half_row_twopass(t, x, (uint16_t *)a->y + r * n, a->gamma, a->beta, n, a->eps,
-                             r + 1 < a->rows ? x + n : NULL, mulbias, stream, &mean_out, &rstd_out);
+                             r + 1 < a->rows ? x + n : NULL, epi, stream, &mean_out, &rstd_out);
             if (a->mean) a->mean[r] = mean_out;
             if (a->rstd) a->rstd[r] = rstd_out;
         }

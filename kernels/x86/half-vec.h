@@ -250,12 +250,16 @@ LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
 #error "half-vec.h: no 16-bit block layer for this vector width"
 #endif
 
-/* LN_VEC_KERNEL for this file's ISA: files built with AVX512-BF16 (the bf16 AVX-512 kernels,
- * whose rounding is vcvtne2ps2bf16) are named "...-avx512bf16" and need that CPU bit. */
-#ifdef __AVX512BF16__
-#define LN_HALF_KERNEL(id, prefix, type)                                                                    \
-    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME "bf16", .dtype = type,                             \
-                          .isa = LN_VEC_ISA | LN_ISA_AVX512BF16, .forward = forward, .how = HOW, .bound = bound}
+/* LN_VEC_KERNEL for this file's ISA: files built with AVX512-FP16 (f16 arithmetic) are named
+ * "...-avx512fp16", those built with AVX512-BF16 (the bf16 AVX-512 kernels, whose rounding is
+ * vcvtne2ps2bf16) "...-avx512bf16", and need that CPU bit. */
+#define LN_HALF_KERNEL_ISA(id, prefix, type, suffix, bit)                                          \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME suffix, .dtype = type, .isa = LN_VEC_ISA | bit, \
+                          .forward = forward, .how = HOW, .bound = bound}
+#if defined(__AVX512FP16__)
+#define LN_HALF_KERNEL(id, prefix, type) LN_HALF_KERNEL_ISA(id, prefix, type, "fp16", LN_ISA_AVX512FP16)
+#elif defined(__AVX512BF16__)
+#define LN_HALF_KERNEL(id, prefix, type) LN_HALF_KERNEL_ISA(id, prefix, type, "bf16", LN_ISA_AVX512BF16)
 #else
 #define LN_HALF_KERNEL LN_VEC_KERNEL
 #endif

@@ -250,6 +250,29 @@ LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
 #error "half-vec.h: no 16-bit block layer for this vector width"
 #endif
 
+/* HB elements in memory order through hb_load (widened) and hb_store (rounded), for the tests'
+ * bit-exact checks of the block layer (half-blocks-<isa>.c). */
+static inline void hb_load_in_order(ln_dtype t, const uint16_t *in, float *out)
+{
+    float a[VF_W], b[VF_W];
+    vf2 v = hb_load(t, in);
+    vf_store(a, v.a), vf_store(b, v.b);
+    for (int i = 0; i < VF_W; i++) {
+        if (t == LN_F16) out[i] = a[i], out[VF_W + i] = b[i];
+        else out[2 * i] = a[i], out[2 * i + 1] = b[i];
+    }
+}
+
+static inline void hb_store_in_order(ln_dtype t, const float *in, uint16_t *out)
+{
+    float a[VF_W], b[VF_W];
+    for (int i = 0; i < VF_W; i++) {
+        a[i] = t == LN_F16 ? in[i] : in[2 * i];
+        b[i] = t == LN_F16 ? in[VF_W + i] : in[2 * i + 1];
+    }
+    hb_store(t, out, (vf2){vf_load(a), vf_load(b)}, 0);
+}
+
 /* LN_VEC_KERNEL for this file's ISA: files built with AVX512-FP16 (f16 arithmetic) are named
  * "...-avx512fp16", those built with AVX512-BF16 (the bf16 AVX-512 kernels, whose rounding is
  * vcvtne2ps2bf16) "...-avx512bf16", and need that CPU bit. */

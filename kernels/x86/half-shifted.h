@@ -73,7 +73,7 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 */
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
-        if (pf) HB_PREFETCH2(pf + j, _MM_HINT_T1); /* into L2, as measured on AVX2 */
+        if (pf) HB_PREFETCH2(pf + j);
         half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
         half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
         shifted_step(&s, &q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), k);

@@ -74,7 +74,7 @@ LN_INLINE double half_row_sq_dev_from(ln_dtype t, const uint16_t *x, size_t n, s
 {
     const vf m = vf_set1(mean);
     for (; j + 2 * HB <= n; j += 2 * HB) {
-        if (pf) HB_PREFETCH2(pf + j, HB_PREFETCH);
+        if (pf) HB_PREFETCH2(pf + j);
         sq_step(&q, hb_load(t, x + j), hb_load(t, x + j + HB), m);
     }
     if (j + HB <= n) {
@@ -277,7 +277,7 @@ LN_INLINE void half_pipeline3_body(ln_dtype t, const uint16_t *x0, uint16_t *y, 
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 and x2 */
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
-        if (pf) HB_PREFETCH2(pf + j, HB_PREFETCH);
+        if (pf) HB_PREFETCH2(pf + j);
         half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
         half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
         sq_step(&q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), m1);

@@ -69,7 +69,8 @@ static void forward(const ln_args *a)
 /* Everything in u = 2^-11: <= n/32 + 7 additions per lane and the division give a mean error
  * c u (|mean| + sigma); S has the two-pass relative error c u + (c u kappa)^2, plus the f16
  * rounding of n (n > 2048), the sqrt and the division; the epilogue is four f16 roundings. No
- * overflow is assumed: sums beyond 65504 give Inf and the bound does not hold (nor does any). */
+ * overflow is assumed: sums beyond 65504 give Inf and the bound does not hold (nor does any);
+ * nor underflow: squares below 2^-24 lose their bits (tiny rows, eps = 0: 456 u, test_edge). */
 static double bound(size_t n, double kappa)
 {
     const double u = 0x1p-11;

@@ -12,8 +12,9 @@
  * from memory; streaming, it prefetches row r+2 into L2 and writes y with non-temporal
  * stores), so x is read from memory once. Floats are widened VD_W at a time by conversions
  * that take their operand from memory and rounded back VD_W at a time (no lane shuffles);
- * gamma and beta are widened once per call. The conversions and the double arithmetic (10
- * vector operations per W inputs for the sums, 14 for the outputs) are this kernel's cost.
+ * gamma and beta are widened once per call for short rows, converted VD_W at a time for long
+ * ones. The conversions and the double arithmetic (10 vector operations per W inputs for the
+ * sums, 14 for the outputs) are this kernel's cost.
  * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,43 +79,54 @@ static int dev_stats(double s1, double s2, size_t n, double eps, int any, double
     return 1;
 }
 
+/* VD_W elements (or the first m) of gamma or beta at i, in double: from the copy widened once
+ * per call (wide: p points to doubles) or converted from the caller's floats (p points to
+ * floats). The conversion costs two uops per VD_W, the copy twice the bytes: see GB_FLOAT_MIN_D. */
+LN_INLINE vd gb_load(const void *p, size_t i, size_t m, int wide)
+{
+    if (wide) return m == VD_W ? vd_load((const double *)p + i) : vd_load_part((const double *)p + i, m);
+    return m == VD_W ? vd_load_f32((const float *)p + i) : vd_load_f32_part((const float *)p + i, m);
+}
+
 /* VD_W outputs (or the first m) at element i of the row: (x - K) rstd + c with c = -d rstd,
- * times gamma plus beta (g, b: widened to double; NULL when has_g, has_b say so). */
-LN_INLINE vd out_half(vd xd, const double *g, const double *b, size_t i, size_t m, vd k, vd rstd, vd c, int has_g,
-                      int has_b)
+ * times gamma plus beta (g, b as gb_load reads them; NULL when has_g, has_b say so). */
+LN_INLINE vd out_half(vd xd, const void *g, const void *b, size_t i, size_t m, vd k, vd rstd, vd c, int has_g,
+                      int has_b, int wide)
 {
     vd t = vd_fma(vd_sub(xd, k), rstd, c);
-    vd bb = has_b ? (m == VD_W ? vd_load(b + i) : vd_load_part(b + i, m)) : vd_set1(0.0);
-    if (has_g) return vd_fma(t, m == VD_W ? vd_load(g + i) : vd_load_part(g + i, m), bb);
+    vd bb = has_b ? gb_load(b, i, m, wide) : vd_set1(0.0);
+    if (has_g) return vd_fma(t, gb_load(g, i, m, wide), bb);
     return has_b ? vd_add(t, bb) : t;
 }
 
 /* Outputs i..i+m of the row (m <= W), ordinary masked stores: heads and tails. */
-LN_INLINE void out_part(const float *x, float *y, const double *g, const double *b, size_t i, size_t m, vd k, vd rstd,
-                        vd c, int has_g, int has_b)
+LN_INLINE void out_part(const float *x, float *y, const void *g, const void *b, size_t i, size_t m, vd k, vd rstd,
+                        vd c, int has_g, int has_b, int wide)
 {
     size_t m0 = m < VD_W ? m : VD_W, m1 = m - m0;
-    vd_store_f32_part(y + i, out_half(vd_load_f32_part(x + i, m0), g, b, i, m0, k, rstd, c, has_g, has_b), m0);
+    vd_store_f32_part(y + i, out_half(vd_load_f32_part(x + i, m0), g, b, i, m0, k, rstd, c, has_g, has_b, wide), m0);
     if (m1)
-        vd_store_f32_part(y + i + VD_W, out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b), m1);
+        vd_store_f32_part(y + i + VD_W,
+                          out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b, wide),
+                          m1);
 }
 
 /* Normalizes x into y (shift K, d = S1/n, rstd) and, if has_next, takes the shifted sums of
  * the next row xn about Kn; prefetches the row pf (or none: NULL) into L2 meanwhile.
  * stream: non-temporal stores from the first vector-aligned y on. */
-LN_INLINE void pipeline_body(const float *x, float *y, const double *g, const double *b, double K, double d,
+LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void *b, double K, double d,
                              double rstd_d, const float *xn, double Kn, const float *pf, size_t n, double *s1,
-                             double *s2, int has_g, int has_b, int has_next, int stream)
+                             double *s2, int has_g, int has_b, int has_next, int stream, int wide)
 {
     const vd k = vd_set1(K), rstd = vd_set1(rstd_d), c = vd_set1(-d * rstd_d), kn = vd_set1(Kn);
     vd s[2] = {vd_set1(0.0), vd_set1(0.0)}, q[2] = {s[0], s[0]};
     vd s0 = s[0], sh = s[0], q0 = s[0], qh = s[0];
     size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x and y, j walks xn */
-    if (i) out_part(x, y, g, b, 0, i, k, rstd, c, has_g, has_b);
+    if (i) out_part(x, y, g, b, 0, i, k, rstd, c, has_g, has_b, wide);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
         if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* W floats: one line or half of one */
-        vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b);
-        vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b);
+        vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b, wide);
+        vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b, wide);
         if (stream) vd_stream_f32(y + i, lo), vd_stream_f32(y + i + VD_W, hi);
         else vd_store_f32(y + i, lo), vd_store_f32(y + i + VD_W, hi);
         if (has_next) {
@@ -122,22 +134,31 @@ LN_INLINE void pipeline_body(const float *x, float *y, const double *g, const do
             dev_add(vd_load_f32(xn + j + VD_W), kn, &sh, &qh);
         }
     }
-    if (i < n) out_part(x, y, g, b, i, n - i, k, rstd, c, has_g, has_b);
+    if (i < n) out_part(x, y, g, b, i, n - i, k, rstd, c, has_g, has_b, wide);
     if (has_next) {
         s[0] = s0, s[1] = sh, q[0] = q0, q[1] = qh;
         dev_from(xn, n, j, Kn, s, q, s1, s2);
     }
 }
 
-static void pipeline(const float *x, float *y, const double *g, const double *b, double K, double d, double rstd,
-                     const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int stream)
+static void pipeline(const float *x, float *y, const void *g, const void *b, double K, double d, double rstd,
+                     const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int stream, int wide)
 {
-#define BODY(G, B, N, S) pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S)
+#define BODY(G, B, N, S) (wide ? pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 1) \
+                               : pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 0))
 #define CASE(G, B) (xn ? (stream ? BODY(G, B, 1, 1) : BODY(G, B, 1, 0)) : (stream ? BODY(G, B, 0, 1) : BODY(G, B, 0, 0)))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 #undef BODY
 }
+
+/* Rows this long read gamma and beta as floats, converted in registers: their double copies
+ * (16 n bytes, 64 KiB at D 4096) no longer stay in L1 beside the rows, and reading them from L2
+ * costs more than the conversions (Sapphire Rapids, docs/simd.md: +10-18% in cache and +6-7%
+ * from memory at D 4096-16384; -10% in cache at D 768-1024, where the copies stay in L1, and no
+ * gain at 2048).
+ * Outputs are the same bits either way (float to double is exact). */
+#define GB_FLOAT_MIN_D 4096
 
 /* gamma and beta widened to double once per call (NULL stays NULL), so no row converts them,
  * into a per-thread buffer that only grows: no allocation (and no page faults) per call. */
@@ -165,8 +186,14 @@ static void forward(const ln_args *a)
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return;
     const int stream = rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
-    double *g, *b, s1, s2;
-    widen(a->gamma, a->beta, n, &g, &b);
+    const int wide = n < GB_FLOAT_MIN_D;
+    const void *g = a->gamma, *b = a->beta;
+    double s1, s2;
+    if (wide) {
+        double *gd, *bd;
+        widen(a->gamma, a->beta, n, &gd, &bd);
+        g = gd, b = bd;
+    }
     double K = acc_shift(a->x, n);
     dev_row(a->x, n, K, &s1, &s2);
     for (size_t r = 0; r < rows; r++) {
@@ -180,7 +207,7 @@ static void forward(const ln_args *a)
             dev_stats(s1, s2, n, a->eps, 1, &d, &rstd);
         }
         const double Kn = xn ? acc_shift(xn, n) : 0.0;
-        pipeline(x, y, g, b, K, d, rstd, xn, Kn, stream && r + 2 < rows ? xn + n : NULL, n, &s1, &s2, stream);
+        pipeline(x, y, g, b, K, d, rstd, xn, Kn, stream && r + 2 < rows ? xn + n : NULL, n, &s1, &s2, stream, wide);
         if (a->mean) a->mean[r] = K + d;
         if (a->rstd) a->rstd[r] = rstd;
         K = Kn;

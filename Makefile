@@ -171,6 +171,17 @@ bench: $(BUILD)/lnbench lnbench
 	@$(MAKE) --no-print-directory sweeps report history
 	@echo "make bench: $$(( $$(date +%s) - $$(cat $(BUILD)/.bench-start) )) s wall time; results in $(RESULTS)/"
 
+# `make check`: an accuracy sweep judged against every kernel's contract (kernels/kernel.h): exit
+# status 1 when any case's verdict is fail, one line per failure with the command that dumps it.
+# CHECK_KERNELS: lnbench's own kernels by default; the peer libraries' failures are findings
+# about them (CHECK_KERNELS='*' includes them). CHECK_FLAGS: the cases.
+CHECK_KERNELS ?= f64-*,f32-*,f16-*,bf16-*
+CHECK_FLAGS ?= --dist normal,offset:1e4,const,huge,tiny --D 2,3,768,4096 --eps 1e-5,0 --rows 4
+.PHONY: check
+check: $(BUILD)/lnbench
+	@mkdir -p $(RESULTS)
+	$(BUILD)/lnbench accuracy --check --quiet --kernels '$(CHECK_KERNELS)' $(CHECK_FLAGS) --out $(RESULTS)/check.csv
+
 history: $(BUILD)/lnbench
 	@LNBENCH=$(BUILD)/lnbench scripts/history.sh $(RESULTS)
 

@@ -23,6 +23,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "kernel.h"
+
 #define LN_GAIN_ABS 4.5
 #define LN_GAIN_REL 3.2
 
@@ -79,6 +81,88 @@ static inline double ln_bound_welford_mean_c(double n) { return 2.0 * n / 3.0 + 
 static inline double ln_bound_welford_var(double n, double kappa)
 {
     return n * (kappa + 4.0) + 8.0 * sqrt(n * (1.0 + log(n > 1 ? n : 1))) + 3.0;
+}
+
+/* ---- Any gamma and beta ----
+ * Every term above is an error in xhat carried to y by gamma (absolute: gain
+ * max|gamma| / max|y|; relative: gain max|gamma xhat| / max|y|) or a rounding of y itself
+ * (gain 1), and the bounds use LN_GAIN_ABS and LN_GAIN_REL for the first two. A row with other
+ * weights multiplies every term by at most its gain over the constant, so the bound times this
+ * factor holds for any finite gamma and beta. When beta cancels gamma xhat, max|y| is small and
+ * the factor large: the bound stays honest, relative to the small outputs the metric divides by
+ * (docs/metrics.md). max|y| below the smallest normal counts as the smallest normal, as in the
+ * metric. */
+static inline double ln_affine_factor(const ln_row_facts *f)
+{
+    double ymax = fmax(f->max_abs_y, ldexp(1.0, ln_fmt(f->dtype)->emin));
+    double abs_gain = f->max_abs_gamma / ymax, rel_gain = f->max_abs_gxhat / ymax;
+    return fmax(1.0, fmax(abs_gain / LN_GAIN_ABS, rel_gain / LN_GAIN_REL));
+}
+
+/* ---- Domains (ln_kernel.domain) ----
+ * Conditions every bound needs, whatever the arithmetic: finite inputs; var + eps > 0 (else
+ * 0/0) and var finite in double; rstd * gamma neither underflowing (a kernel may fold rstd into gamma: that product must
+ * keep its bits) nor overflowing; outputs finite and well above the smallest normal.
+ * Subnormals: where a kernel may flush them to zero (bf16: the AVX512-BF16 instructions; f32 and
+ * f64 pay nothing for the same caution), a flushed value costs a whole 2^emin, so gamma and beta
+ * must be normal or zero and the margin above 2^emin is 2^(p+4), keeping the loss under u/16.
+ * f16 kernels never flush (F16C and integer conversions keep subnormals, whose rounding costs
+ * half a subnormal ulp), so for f16 a margin of 2^4 does the same and subnormal weights are fine. */
+static inline int ln_domain_margin(ln_dtype t) { return t == LN_F16 ? 4 : ln_fmt(t)->p + 4; }
+
+static inline const char *ln_domain_common(const ln_row_facts *f)
+{
+    const ln_format *t = ln_fmt(f->dtype);
+    double smallest = ldexp(1.0, t->emin), largest = ldexp(1.0, t->emax);
+    int margin = ln_domain_margin(f->dtype), flushes = f->dtype != LN_F16;
+    if (!f->finite) return "nonfinite-input";
+    if (!(f->var + f->eps > 0)) return "zero-variance";
+    if (!isfinite(f->var)) return "var-overflow"; /* beyond double: f64 rows near its top */
+    if (flushes && ((f->min_abs_gamma > 0 && f->min_abs_gamma < smallest) ||
+                    (f->min_abs_beta > 0 && f->min_abs_beta < smallest)))
+        return "subnormal-affine";
+    double rstd = 1.0 / sqrt(f->var + f->eps);
+    if (f->min_abs_gamma > 0 && rstd * f->min_abs_gamma < ldexp(smallest, margin)) return "rstd-gamma-underflow";
+    if (rstd * f->max_abs_gamma >= largest || f->max_abs_gxhat + f->max_abs_y >= largest) return "output-overflow";
+    if (f->max_abs_y < ldexp(smallest, f->subnormal_y ? margin : 4)) return "output-underflow";
+    return NULL;
+}
+
+/* Conditions of statistics accumulated in format acc without a fallback: the sum of x and the
+ * sum of squares (of x or of deviations, |x - mean| <= max|x| + |mean|) must stay below acc's
+ * overflow threshold, and var + eps far enough above acc's smallest normal that squares lost to
+ * underflow (or flushed) cost under u/16. */
+static inline const char *ln_domain_sums(const ln_row_facts *f, ln_dtype acc)
+{
+    const ln_format *a = ln_fmt(acc);
+    double n = (double)f->D, dev = f->max_abs_x + fabs(f->mean), top = ldexp(1.0, a->emax);
+    if (n * f->max_abs_x >= top) return "sum-overflow";
+    if (n * dev * dev >= top) return "sumsq-overflow";
+    if (f->var + f->eps < ldexp(1.0, a->emin + ln_domain_margin(acc))) return "squares-underflow";
+    return NULL;
+}
+
+/* The two domains most kernels state: everything the common conditions allow (a kernel whose
+ * sums overflow or whose squares underflow redoes the row another way), or only rows whose
+ * statistics fit its accumulation format. */
+static inline const char *ln_domain_any_row(const ln_row_facts *f) { return ln_domain_common(f); }
+
+static inline const char *ln_domain_f32_sums(const ln_row_facts *f)
+{
+    const char *c = ln_domain_common(f);
+    return c ? c : ln_domain_sums(f, LN_F32);
+}
+
+static inline const char *ln_domain_f64_sums(const ln_row_facts *f)
+{
+    const char *c = ln_domain_common(f);
+    return c ? c : ln_domain_sums(f, LN_F64);
+}
+
+static inline const char *ln_domain_f16_sums(const ln_row_facts *f)
+{
+    const char *c = ln_domain_common(f);
+    return c ? c : ln_domain_sums(f, LN_F16);
 }
 
 #endif

@@ -40,19 +40,52 @@ enum {
     LN_ISA_NONE = 0
 };
 
+/* What the harness knows about one row of a case, cheap to compute from the inputs and the
+ * reference: the facts a kernel's domain (below) is decided on. Exact statistics come from the
+ * reference, of the row as stored in the kernel's dtype. */
+typedef struct {
+    ln_dtype dtype;
+    size_t D;
+    double eps;
+    int finite;                    /* every x_i, gamma_i, beta_i is finite */
+    double mean, var;              /* exact mean and population variance of the row */
+    double max_abs_x;              /* max_i |x_i| */
+    double max_abs_gamma;          /* max_i |gamma_i| (1 without gamma) */
+    double min_abs_gamma;          /* min over nonzero |gamma_i| (1 without gamma; 0 if all zero) */
+    double min_abs_beta;           /* min over nonzero |beta_i| (0 without beta or if all zero) */
+    double max_abs_y;              /* max_i |y_exact_i| */
+    double max_abs_gxhat;          /* max_i |gamma_i xhat_i|, xhat_i = (x_i - mean) / sqrt(var + eps) */
+    int subnormal_y;               /* some y_exact_i is nonzero and below the smallest normal */
+} ln_row_facts;
+
+/* A kernel's contract, checked by the tests, the fuzzer and `lnbench accuracy` alike:
+ *  - bound(D, kappa): the largest normwise error max_i |y_i - y_exact_i| / max_i |y_exact_i| on a
+ *    row of length D, in units of the dtype's unit roundoff u, for a row whose condition number is
+ *    kappa = sqrt(1 + mean^2/(var + eps)), stated for gamma_i in [0.75, 1.25], |beta_i| <= 0.25
+ *    (affine gains up to LN_GAIN_ABS and LN_GAIN_REL, bounds.h). For any finite gamma and beta the
+ *    bound is bound(D, kappa) times ln_affine_factor(facts) (bounds.h, docs/metrics.md). NULL: the
+ *    kernel claims no bound; INFINITY at some kappa: none at that kappa.
+ *  - domain(facts): NULL when the row is inside the domain where the bound is promised, else the
+ *    name of the first condition that fails (kebab-case, e.g. "sumsq-overflow"; bounds.h lists
+ *    them). Decided on ln_row_facts only, never on the kernel's output. NULL (a plugin that
+ *    states none): the conditions every bound needs, ln_domain_common.
+ *  - agrees_nonfinite: 1 when, on every row of finite inputs, inside the domain or not, an output
+ *    is NaN/Inf exactly where the reference's is (no spurious Inf/NaN from overflowed or underflowed
+ *    intermediates). Inside the domain every kernel promises that; with 0, outside it nothing.
+ * Non-finite inputs must give non-finite outputs where the reference's are (every kernel). */
 typedef struct ln_kernel {
     const char *name;  /* "<dtype>-<algorithm>-<isa>", e.g. "f32-welford-avx512" */
     ln_dtype dtype;    /* storage type of x, y, gamma, beta */
     unsigned isa;      /* LN_ISA_* bits the kernel needs; 0 = portable C */
     void (*forward)(const ln_args *);
     const char *how;   /* one line: how mean, var and y are computed, and the claimed bound */
-    /* The claimed bound, checked by the tests and the fuzzer: the largest normwise error
-     * max_i |y_i - y_exact_i| / max_i |y_exact_i| on a row of length D, in units of the dtype's
-     * unit roundoff u, for a row whose condition number is kappa = sqrt(1 + mean^2/(var + eps)).
-     * Stated for rows with var >= eps, finite values whose squares do not overflow the
-     * arithmetic, and gamma_i in [0.75, 1.25], |beta_i| <= 0.25 (the harness's draws; see
-     * bounds.h for how gamma and beta enter). Outside that, a kernel promises nothing numeric. */
     double (*bound)(size_t D, double kappa);
+    const char *(*domain)(const ln_row_facts *);
+    int agrees_nonfinite;
+    /* 1 for a peer library's kernel (kernels/ext): judged by the same contract, but its failures
+     * are findings about the library, which lnbench cannot fix: the fuzzer and the tests do not
+     * require it to pass, `lnbench accuracy --check` does. */
+    int external;
     /* A run-time condition beyond .isa, for kernels whose support the CPU bits do not decide
      * (a peer library with no implementation of this dtype for this CPU); NULL = none. */
     int (*usable)(void);
@@ -63,7 +96,7 @@ typedef struct ln_kernel {
  * and its kernels are listed, measured and timed beside the built-in ones (docs/plugins.md).
  * LN_ABI_VERSION changes whenever ln_args, ln_kernel or the LN_ISA_* bits change in layout or
  * meaning; lnbench refuses a library built for another version. */
-#define LN_ABI_VERSION 1
+#define LN_ABI_VERSION 2
 typedef struct {
     int abi_version;                 /* LN_ABI_VERSION of the kernel.h the library was built with */
     size_t count;

@@ -35,7 +35,7 @@ const ln_kernel *ln_kernel_find(const char *name)
 }
 
 /* Peer libraries are named ext-<library>-<dtype>: their "ISA" is the library's own dispatch. */
-static int is_external(const ln_kernel *k) { return strncmp(k->name, "ext-", 4) == 0; }
+static int is_external(const ln_kernel *k) { return k->external; }
 
 const char *ln_kernel_isa_name(const ln_kernel *k)
 {

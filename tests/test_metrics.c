@@ -84,9 +84,9 @@ static void test_nan_is_counted_not_averaged(void **state)
     ln_measure_output(&prep, y, &e);
     ln_measure_output(&prep, prep.y_ref, &clean);
     assert_int_equal(e.nonfinite, 2);
-    assert_true(e.max_ulp <= 0.5);
+    /* the maxima say a non-finite output is there; the mean is over the finite pairs */
+    assert_true(isinf(e.max_ulp) && isinf(e.max_norm));
     assert_true(isfinite(e.mean_ulp) && e.mean_ulp <= 0.5);
-    assert_true(isfinite(e.max_norm) && e.max_norm <= 1.0);
     assert_true(fabs(e.cr_frac - (1.0 - 2.0 / N)) < 1e-12);
     assert_true(e.mean_ulp != clean.mean_ulp); /* the two elements left the mean */
 }
@@ -117,7 +117,7 @@ static void test_reference_nonfinite(void **state)
     ln_measure_output(&p, y, &e);
     assert_int_equal(e.nonfinite, 1); /* a number where the reference is NaN */
     assert_true(e.cr_frac == 0.5);
-    assert_true(e.max_ulp == 0);
+    assert_true(isinf(e.max_ulp) && e.mean_ulp == 0);
 }
 
 /* The exact value 1 - 2^-60 rounds to hi = 1 in double, but it lies in the binade below 1,

@@ -19,10 +19,11 @@ static void test_names_are_unique_and_well_formed(void **state)
         char alg[64];
         /* dtype-algorithm-isa: starts with the dtype (or "ext-"), has an algorithm part */
         assert_true(strncmp(k->name, ln_fmt(k->dtype)->name, strlen(ln_fmt(k->dtype)->name)) == 0 ||
-                    strncmp(k->name, "ext-", 4) == 0);
+                    (k->external && strncmp(k->name, "ext-", 4) == 0));
         assert_true(strlen(ln_kernel_algorithm(k, alg, sizeof alg)) > 0);
         assert_non_null(k->forward);
         assert_non_null(k->bound);
+        assert_non_null(k->domain); /* every kernel states its contract (kernel.h) */
         assert_true(k->how && strlen(k->how) > 20);
         assert_ptr_equal(ln_kernel_find(k->name), k);
         for (size_t j = 0; j < i; j++) assert_string_not_equal(k->name, ln_all_kernels[j]->name);

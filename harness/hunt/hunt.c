@@ -22,13 +22,6 @@ const char ln_hunt_start_dists[] =
 
 enum { OBJ_RATIO, OBJ_ULP, NOBJ };
 
-double ln_hunt_bound(const ln_kernel *k, size_t D, double kappa)
-{
-    if (!k->bound) return NAN;
-    double b = k->bound(D, kappa);
-    return isfinite(b) ? b : NAN;
-}
-
 /* ---- a small generator of our own (splitmix64): the search's moves, not the inputs ---- */
 
 static uint64_t next_u64(uint64_t *s)
@@ -85,8 +78,8 @@ static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
     s->max_ulp = e.max_ulp;
     s->nonfinite = e.nonfinite;
     s->kappa = st.kappa;
-    s->in_domain = L == h->D ? ln_row_in_bound_domain(&p) : 1;
-    s->bound = ln_hunt_bound(h->c->k, L, st.kappa);
+    s->in_domain = L == h->D ? ln_row_domain(h->c->k, &p, 0) == NULL : 1; /* the kernel's contract */
+    s->bound = ln_row_bound(h->c->k, &p, 0);
     /* no claim at this kappa (the bound is infinite): no ratio, even for NaN outputs */
     if (h->c->k->bound && isnan(s->bound)) s->ratio = NAN;
     else s->ratio = e.nonfinite ? INFINITY : !h->c->k->bound ? e.max_norm : e.max_norm / s->bound;

@@ -61,8 +61,4 @@ extern const char ln_hunt_start_dists[];
 void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r);
 void ln_hunt_result_free(ln_hunt_result *r);
 
-/* The bound hunt judges a row by: NaN when k claims none there (the one place that reads the
- * kernel's bound). */
-double ln_hunt_bound(const ln_kernel *k, size_t D, double kappa);
-
 #endif

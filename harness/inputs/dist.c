@@ -218,11 +218,11 @@ static unsigned char *outlier_channels(uint64_t seed, size_t D)
     return is;
 }
 
-void ln_dist_fill(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t seed, void *x)
+void ln_dist_draw(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t seed, double *x)
 {
     if (d->kind == LN_DIST_FILE) {
         if (D != d->file_D) ln_die("%s holds rows of %zu values, not %zu", d->path, d->file_D, D);
-        for (size_t i = 0; i < rows * D; i++) ln_store(t, x, i, d->data[i % (d->file_rows * D)]);
+        for (size_t i = 0; i < rows * D; i++) x[i] = d->data[i % (d->file_rows * D)];
         return;
     }
     const ln_format *f = ln_fmt(t);
@@ -233,13 +233,12 @@ void ln_dist_fill(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t 
         if (kinds[k].kind == d->kind) tag = kinds[k].name;
     rng r;
     rng_init(&r, stream_key(seed, tag, d->param, D, rows));
-    double *row = malloc(D * sizeof *row);
     unsigned char *outlier = d->kind == LN_DIST_OUTLIER ? outlier_channels(seed, D) : NULL;
-    if (!row) ln_die("out of memory");
     /* tiny: about 2^(emin+4), so a sixteenth of the values are subnormal and every square
      * underflows; huge: about 2^(emax/2+2), so squares (and their sums) overflow. */
     double tiny = ldexp(1.0, f->emin + 4), huge = ldexp(1.0, f->emax / 2 + 2);
     for (size_t rr = 0; rr < rows; rr++) {
+        double *row = x + rr * D;
         double c = d->kind == LN_DIST_CONST ? normal(&r) : 0; /* const: one value per row */
         if (d->kind == LN_DIST_EXACT) exact_row(&r, D, row);
         for (size_t i = 0; i < D && d->kind != LN_DIST_EXACT; i++) {
@@ -257,10 +256,17 @@ void ln_dist_fill(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t 
             default: row[i] = NAN;
             }
         }
-        for (size_t i = 0; i < D; i++) ln_store(t, x, rr * D + i, row[i]);
     }
     free(outlier);
-    free(row);
+}
+
+void ln_dist_fill(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t seed, void *x)
+{
+    double *drawn = malloc(rows * D * sizeof *drawn);
+    if (!drawn) ln_die("out of memory");
+    ln_dist_draw(d, t, rows, D, seed, drawn);
+    for (size_t i = 0; i < rows * D; i++) ln_store(t, x, i, drawn[i]);
+    free(drawn);
 }
 
 void ln_affine_fill(ln_dtype t, size_t D, uint64_t seed, void *gamma, void *beta)

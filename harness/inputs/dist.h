@@ -38,6 +38,9 @@ void ln_dist_free(ln_dist *d);
  * different dtypes see the same data up to that rounding (tiny and huge scale with t's exponent
  * range). file: D must be the file's row length; rows beyond the file's repeat them cyclically. */
 void ln_dist_fill(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t seed, void *x);
+/* The same values before that rounding (rows x D doubles): what storing them in t did to a row
+ * (overflow, underflow, a row collapsed to one value) is a finding about the input format. */
+void ln_dist_draw(const ln_dist *d, ln_dtype t, size_t rows, size_t D, uint64_t seed, double *x);
 
 /* gamma ~ 1 + 0.25 U(-1,1) and beta ~ 0.25 U(-1,1) (D elements each), from (seed, D). */
 void ln_affine_fill(ln_dtype t, size_t D, uint64_t seed, void *gamma, void *beta);

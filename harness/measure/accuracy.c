@@ -6,9 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "cli.h"
 
 static size_t elements(const ln_case *c) { return c->rows * c->D; }
+
+const char *const ln_input_names[] = {"ok", "overflow", "underflow", "collapsed", "nonfinite"};
+const char *const ln_verdict_names[] = {"pass", "fail", "outside", "none"};
+/* The domain column of a case whose input degenerated. */
+static const char *const input_domains[] = {"ok", "input-overflow", "input-underflow", "input-collapsed",
+                                            "input-nonfinite"};
+
+/* What rounding the drawn row (D doubles) to t did to it, x the stored row. */
+static ln_input classify_row(ln_dtype t, const double *drawn, const void *x, size_t D)
+{
+    int drawn_constant = 1, stored_constant = 1;
+    for (size_t i = 0; i < D; i++)
+        if (!isfinite(drawn[i])) return LN_INPUT_NONFINITE;
+    for (size_t i = 0; i < D; i++)
+        if (isinf(ln_load(t, x, i))) return LN_INPUT_OVERFLOW;
+    for (size_t i = 0; i < D; i++)
+        if (drawn[i] != 0 && ln_load(t, x, i) == 0) return LN_INPUT_UNDERFLOW;
+    for (size_t i = 1; i < D; i++) {
+        drawn_constant &= drawn[i] == drawn[0];
+        stored_constant &= ln_load(t, x, i) == ln_load(t, x, 0);
+    }
+    return !drawn_constant && stored_constant ? LN_INPUT_COLLAPSED : LN_INPUT_OK;
+}
 
 int ln_prepare(const ln_case *c, ln_prepared *p)
 {
@@ -30,12 +54,16 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     p->y_hi = malloc(n * sizeof *p->y_hi);
     p->y_lo = malloc(n * sizeof *p->y_lo);
     p->stats = malloc(c->rows * sizeof *p->stats);
+    p->input = malloc(c->rows);
+    double *drawn = malloc(n * sizeof *drawn);
     if (c->affine) {
         p->gamma = malloc(c->D * size);
         p->beta = malloc(c->D * size);
     }
-    if (!p->x || !p->y_ref || !p->y_hi || !p->y_lo || !p->stats || (c->affine && (!p->gamma || !p->beta))) {
+    if (!p->x || !p->y_ref || !p->y_hi || !p->y_lo || !p->stats || !p->input || !drawn ||
+        (c->affine && (!p->gamma || !p->beta))) {
         fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu %s\n", c->rows, c->D, ln_fmt(t)->name);
+        free(drawn);
         ln_prepared_free(p);
         return -1;
     }
@@ -46,7 +74,11 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
             if (c->beta_src) ln_store(t, p->beta, i, c->beta_src[i]);
         }
     }
-    ln_dist_fill(&c->dist, t, c->rows, c->D, c->seed, p->x);
+    ln_dist_draw(&c->dist, t, c->rows, c->D, c->seed, drawn);
+    for (size_t i = 0; i < n; i++) ln_store(t, p->x, i, drawn[i]);
+    for (size_t r = 0; r < c->rows; r++)
+        p->input[r] = (unsigned char)classify_row(t, drawn + r * c->D, (const char *)p->x + r * c->D * size, c->D);
+    free(drawn);
     for (size_t r = 0; r < c->rows; r++)
         ln_ref_row(t, c->D, (const char *)p->x + r * c->D * size, p->gamma, p->beta, c->eps,
                    (char *)p->y_ref + r * c->D * size, p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
@@ -62,6 +94,7 @@ void ln_prepared_free(ln_prepared *p)
     free(p->y_hi);
     free(p->y_lo);
     free(p->stats);
+    free(p->input);
     memset(p, 0, sizeof *p);
 }
 
@@ -78,11 +111,40 @@ static double exact_ulp(ln_dtype t, double hi, double lo)
     return u;
 }
 
+/* Output i of p (flattened) agrees with the reference numerically: +0 and -0 agree; NaN agrees
+ * with NaN. */
+static int agrees(double yv, double ref) { return yv == ref || (isnan(yv) && isnan(ref)); }
+
+/* Row r's normwise error in u (docs/metrics.md) over its finite pairs; *mismatch gets the count
+ * of non-finite disagreements, *worst_col the element with the largest error (or the first
+ * mismatch). NaN when no pair is finite. */
+static double row_norm_error(const ln_prepared *p, const void *y, size_t r, size_t *mismatch, size_t *worst_col)
+{
+    ln_dtype t = p->c.dtype;
+    double row_err = 0, row_max = 0;
+    int has_pair = 0;
+    *mismatch = 0, *worst_col = 0;
+    for (size_t i = 0; i < p->c.D; i++) {
+        size_t k = r * p->c.D + i;
+        double yv = ln_load(t, y, k), ref = ln_load(t, p->y_ref, k), hi = p->y_hi[k], lo = p->y_lo[k];
+        if (!isfinite(yv) || !isfinite(ref)) {
+            if (!agrees(yv, ref) && (*mismatch)++ == 0) *worst_col = i;
+            continue;
+        }
+        double err = fabs((yv - hi) - lo);
+        if (err > row_err && !*mismatch) *worst_col = i;
+        row_err = fmax(row_err, err);
+        row_max = fmax(row_max, fabs(hi));
+        has_pair = 1;
+    }
+    /* Rows whose exact output is (near) zero: error relative to the smallest normal. */
+    return has_pair ? row_err / fmax(row_max, ldexp(1.0, ln_fmt(t)->emin)) / ln_unit_roundoff(t) : NAN;
+}
+
 void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
 {
     const ln_case *c = &p->c;
     ln_dtype t = c->dtype;
-    double u = ln_unit_roundoff(t), smallest_normal = ldexp(1.0, ln_fmt(t)->emin);
     double sum_ulp = 0;
     size_t finite_pairs = 0, agree = 0;
     memset(e, 0, sizeof *e);
@@ -90,15 +152,12 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
     e->worst_x = e->worst_y = e->worst_y_exact = NAN;
     e->mean_relerr = e->rstd_relerr = NAN;
     for (size_t r = 0; r < c->rows; r++) {
-        double row_err = 0, row_max = 0;
-        int row_has_pair = 0;
         for (size_t i = 0; i < c->D; i++) {
             size_t k = r * c->D + i;
             double yv = ln_load(t, y, k), ref = ln_load(t, p->y_ref, k), hi = p->y_hi[k], lo = p->y_lo[k];
-            /* Numeric equality: +0 and -0 agree; NaN agrees with NaN. */
-            agree += yv == ref || (isnan(yv) && isnan(ref));
+            agree += agrees(yv, ref);
             if (!isfinite(yv) || !isfinite(ref)) {
-                e->nonfinite += !(yv == ref || (isnan(yv) && isnan(ref)));
+                e->nonfinite += !agrees(yv, ref);
                 continue;
             }
             /* y - hi is exact when y is within a factor 2 of hi (Sterbenz), the only case where
@@ -112,15 +171,15 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
             }
             sum_ulp += ulps;
             finite_pairs++;
-            row_has_pair = 1;
-            if (err > row_err) row_err = err;
-            if (fabs(hi) > row_max) row_max = fabs(hi);
         }
-        /* Rows whose exact output is (near) zero: error relative to the smallest normal. */
-        double norm = row_err / fmax(row_max, smallest_normal) / u;
-        if (row_has_pair && !(norm <= e->max_norm)) e->max_norm = norm;
+        size_t mismatch, col;
+        double norm = row_norm_error(p, y, r, &mismatch, &col);
+        if (!isnan(norm) && !(norm <= e->max_norm)) e->max_norm = norm; /* rows with no finite pair: NaN, passed over */
     }
     if (finite_pairs) e->mean_ulp = sum_ulp / (double)finite_pairs;
+    /* A non-finite output where the reference is finite (or the reverse) is an unbounded error:
+     * the maxima say so, never a finite figure taken over the other elements. */
+    if (e->nonfinite) e->max_ulp = e->max_norm = INFINITY;
     e->cr_frac = elements(c) ? (double)agree / (double)elements(c) : NAN;
 }
 
@@ -182,6 +241,100 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
     if (!y_out) free(y);
 }
 
+void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
+{
+    const ln_case *c = &p->c;
+    ln_dtype t = c->dtype;
+    const ln_ref_stats *st = &p->stats[r];
+    size_t off = r * c->D;
+    double smallest = ldexp(1.0, ln_fmt(t)->emin), rstd = 1.0 / sqrt(st->var + c->eps);
+    *f = (ln_row_facts){.dtype = t, .D = c->D, .eps = c->eps, .finite = 1, .mean = st->mean, .var = st->var,
+                        .max_abs_gamma = p->gamma ? 0 : 1, .min_abs_gamma = p->gamma ? INFINITY : 1};
+    for (size_t i = 0; i < c->D; i++) {
+        double x = ln_load(t, p->x, off + i), g = p->gamma ? ln_load(t, p->gamma, i) : 1;
+        double b = p->beta ? ln_load(t, p->beta, i) : 0, y = fabs(p->y_hi[off + i] + p->y_lo[off + i]);
+        f->finite &= isfinite(x) && isfinite(g) && isfinite(b);
+        f->max_abs_x = fmax(f->max_abs_x, fabs(x));
+        f->max_abs_gamma = fmax(f->max_abs_gamma, fabs(g));
+        if (g != 0) f->min_abs_gamma = fmin(f->min_abs_gamma, fabs(g));
+        if (b != 0) f->min_abs_beta = f->min_abs_beta == 0 ? fabs(b) : fmin(f->min_abs_beta, fabs(b));
+        f->max_abs_y = fmax(f->max_abs_y, y);
+        /* xhat from the exact statistics; a var + eps of 0 (0/0 rows) leaves the scale at 0 */
+        if (isfinite(rstd)) f->max_abs_gxhat = fmax(f->max_abs_gxhat, fabs(g * (x - st->mean) * rstd));
+        f->subnormal_y |= y != 0 && y < smallest;
+    }
+    if (isinf(f->min_abs_gamma)) f->min_abs_gamma = 0;
+}
+
+const char *ln_row_domain(const ln_kernel *k, const ln_prepared *p, size_t r)
+{
+    if (p->input && p->input[r] != LN_INPUT_OK) return input_domains[p->input[r]];
+    ln_row_facts f;
+    ln_row_facts_of(p, r, &f);
+    const char *dom = k->domain ? k->domain(&f) : ln_domain_common(&f);
+    if (dom) return dom;
+    return k->bound && !isfinite(k->bound(p->c.D, p->stats[r].kappa)) ? "kappa-beyond-bound" : NULL;
+}
+
+double ln_row_bound(const ln_kernel *k, const ln_prepared *p, size_t r)
+{
+    if (!k->bound) return NAN;
+    ln_row_facts f;
+    ln_row_facts_of(p, r, &f);
+    double b = k->bound(p->c.D, p->stats[r].kappa) * ln_affine_factor(&f);
+    return isfinite(b) ? b : NAN;
+}
+
+/* The verdict on one row: the domain condition it fails (NULL: inside), its bound in u (NaN
+ * outside), and its error. */
+static const char *judge_row(const ln_kernel *k, const ln_prepared *p, const void *y, size_t r, double *bound,
+                             double *error, size_t *col, size_t *mismatch)
+{
+    *error = row_norm_error(p, y, r, mismatch, col);
+    if (*mismatch) *error = INFINITY;
+    const char *dom = ln_row_domain(k, p, r);
+    *bound = dom ? NAN : ln_row_bound(k, p, r);
+    return dom;
+}
+
+void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdict *v)
+{
+    *v = (ln_verdict){.verdict = k->bound ? LN_PASS : LN_NONE, .input = LN_INPUT_OK, .domain = "ok", .bound = NAN,
+                      .error = NAN};
+    double worst_ratio = -1, case_bound = 0;
+    const char *outside = NULL;
+    int broke_promise = 0;
+    for (size_t r = 0; r < p->c.rows; r++)
+        if (p->input && p->input[r] != LN_INPUT_OK) {
+            v->input = (ln_input)p->input[r];
+            outside = input_domains[v->input]; /* a degenerate input decides the case: never pass or fail */
+            break;
+        }
+    for (size_t r = 0; r < p->c.rows && k->bound; r++) {
+        double bound, error;
+        size_t col, mismatch;
+        const char *dom = judge_row(k, p, y, r, &bound, &error, &col, &mismatch);
+        if (dom && !outside) outside = dom;
+        if (!(error <= v->error)) v->error = error; /* NaN (no finite pair) passes over */
+        /* Outside its domain, a kernel that agrees on non-finite outputs still must, on finite inputs. */
+        int broken = v->input != LN_INPUT_OK ? 0
+                     : dom ? mismatch && k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0
+                           : !(error <= bound);
+        double ratio = broken ? INFINITY : dom ? 0 : error / bound;
+        if (!dom) case_bound = fmax(case_bound, bound);
+        broke_promise |= broken;
+        if (ratio > worst_ratio) worst_ratio = ratio, v->row = r, v->col = col;
+    }
+    if (!k->bound) {
+        if (outside) v->verdict = LN_OUTSIDE, v->domain = outside;
+        return;
+    }
+    if (broke_promise) v->verdict = LN_FAIL;
+    else if (outside) v->verdict = LN_OUTSIDE;
+    if (outside) v->domain = outside;
+    else v->bound = case_bound;
+}
+
 double ln_kappa_max(const ln_prepared *p)
 {
     double k = 0;
@@ -189,53 +342,3 @@ double ln_kappa_max(const ln_prepared *p)
     return k;
 }
 
-static int all_finite(ln_dtype t, const void *v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        if (!isfinite(ln_load(t, v, i))) return 0;
-    return 1;
-}
-
-int ln_row_in_bound_domain(const ln_prepared *row)
-{
-    ln_dtype t = row->c.dtype;
-    const ln_format *f = ln_fmt(t);
-    const ln_ref_stats *st = row->stats;
-    size_t D = row->c.D;
-    if (!all_finite(t, row->x, D) || !all_finite(t, row->gamma, D) || !all_finite(t, row->beta, D)) return 0;
-    /* var far enough above the smallest normal that squares lost to underflow cost under u/16:
-     * a whole 2^emin each where an instruction flushes them (AVX512-BF16's dot product), so
-     * 2^(emin + p + 4); f16 kernels accumulate in fp32 or underflow gradually in f16. */
-    int var_margin = t == LN_F16 ? 4 : f->p + 4;
-    if (!(st->var >= row->c.eps) || !(st->var >= ldexp(1.0, f->emin + var_margin))) return 0;
-    double max_x = 0, max_gxhat = 0;
-    for (size_t i = 0; i < D; i++) max_x = fmax(max_x, fabs(ln_load(t, row->x, i)));
-    if (max_x * max_x * (double)D >= ldexp(1.0, f->emax - 1) || max_x * (double)D >= ldexp(1.0, f->emax - 1))
-        return 0;
-    for (size_t i = 0; i < D; i++) {
-        double g = row->gamma ? ln_load(t, row->gamma, i) : 1;
-        if (fabs(g) > 2) return 0;
-        max_gxhat = fmax(max_gxhat, fabs(g * (ln_load(t, row->x, i) - st->mean) * st->rstd));
-    }
-    for (size_t i = 0; row->beta && i < D; i++)
-        if (fabs(ln_load(t, row->beta, i)) > max_gxhat) return 0;
-    /* No gradual underflow worth a unit roundoff: gamma, beta and rstd * gamma normal or zero,
-     * outputs well above the smallest normal, and when some exact output is subnormal (flushed
-     * to zero by some instructions), the largest so far above it that a flush costs under u/16. */
-    double smallest = ldexp(1.0, f->emin), max_y = 0;
-    int subnormal_y = 0;
-    for (size_t i = 0; i < D; i++) {
-        double g = row->gamma ? ln_load(t, row->gamma, i) : 1, b = row->beta ? ln_load(t, row->beta, i) : 0;
-        double ex = fabs(row->y_hi[i] + row->y_lo[i]);
-        if ((g != 0 && fabs(g) < smallest) || (b != 0 && fabs(b) < smallest)) return 0;
-        /* kernels may fold rstd into gamma first: that product must not underflow either */
-        if (g != 0 && fabs(g) * st->rstd < ldexp(smallest, f->p + 4)) return 0;
-        max_y = fmax(max_y, ex);
-        subnormal_y |= ex != 0 && ex < smallest;
-    }
-    /* A normwise error relative to max|y| assumes beta does not cancel the row's scale: with
-     * y_i = gamma_i xhat_i + beta_i ~ 0 wherever |gamma_i xhat_i| is large, every kernel's
-     * u |gamma xhat| is many u of the small max|y|. The harness's draws keep this ratio >= 1/2. */
-    if (max_y < max_gxhat / 4) return 0;
-    return max_y >= ldexp(smallest, subnormal_y ? f->p + 4 : 4);
-}

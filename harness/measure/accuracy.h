@@ -22,9 +22,16 @@ typedef struct {
     const double *gamma_src, *beta_src;
 } ln_case;
 
+/* What storing a drawn row in the case's dtype did to it (ln_prepare): nothing; a finite value
+ * became Inf; a nonzero value became 0; a non-constant row became constant; or the drawn data
+ * held NaN/Inf already. */
+typedef enum { LN_INPUT_OK, LN_INPUT_OVERFLOW, LN_INPUT_UNDERFLOW, LN_INPUT_COLLAPSED, LN_INPUT_NONFINITE } ln_input;
+extern const char *const ln_input_names[]; /* "ok", "overflow", "underflow", "collapsed", "nonfinite" */
+
 typedef struct {
     ln_case c;
     void *x, *gamma, *beta;        /* inputs in c.dtype (gamma, beta NULL when !affine) */
+    unsigned char *input;          /* per row, an ln_input; NULL: every row ok */
     void *y_ref;                   /* correctly rounded reference, c.dtype */
     double *y_hi, *y_lo;           /* exact values, rows x D */
     ln_ref_stats *stats;           /* per row */
@@ -41,6 +48,23 @@ typedef struct {
     double mean_relerr, rstd_relerr; /* max relative errors of returned statistics; NaN if none */
 } ln_errors;
 
+/* A kernel's verdict on a case, against its contract (kernel.h): pass or fail inside the domain
+ * where it claims its bound, outside it (or on a degenerate input), or none (no bound claimed). */
+typedef enum { LN_PASS, LN_FAIL, LN_OUTSIDE, LN_NONE } ln_verdict_kind;
+extern const char *const ln_verdict_names[]; /* "pass", "fail", "outside", "none" */
+
+typedef struct {
+    ln_verdict_kind verdict;
+    ln_input input;        /* the case's worst row's input status (first non-ok row) */
+    const char *domain;    /* "ok", or the condition that failed: a kernel's domain name, or
+                            * "input-<status>" for a degenerate input */
+    double bound;          /* u: the largest row bound, bound(D, kappa) x ln_affine_factor; NaN
+                            * when the case is outside or the kernel claims none */
+    double error;          /* the normwise error compared (max_norm; Inf with non-finite outputs) */
+    size_t row, col;       /* the deciding row (largest error over bound, or a non-finite output)
+                            * and its element with the largest error */
+} ln_verdict;
+
 /* Generates inputs and the reference for c. Returns 0, or -1 with a message on stderr. */
 int ln_prepare(const ln_case *c, ln_prepared *p);
 void ln_prepared_free(ln_prepared *p);
@@ -52,14 +76,18 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
 /* The error metrics of y against p's reference (also used for outputs computed elsewhere). */
 void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e);
 
-/* Whether one row (p->c.rows == 1, reference and statistics filled) lies inside the domain where
- * a kernel's claimed bound applies (kernel.h): every input finite, var >= eps, gamma and beta as
- * kernel.h states them, no over- or underflow in the format's range (D max|x|^2 and D max|x|
- * representable; var, gamma, beta, rstd * gamma and the outputs well above the smallest normal)
- * and beta not cancelling gamma * xhat. The bounds are first-order and stated for the harness's
- * draws, nothing outside that. Used by the fuzzer and by hunt to tell a bound violation from a
- * row the bound does not cover. */
-int ln_row_in_bound_domain(const ln_prepared *p);
+/* The facts of row r of p that a kernel's domain is decided on. */
+void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f);
+
+/* Row r of p against k's contract: NULL inside its domain, else the failed condition's name
+ * (an input problem, a domain condition, or "kappa-beyond-bound"); and the row's bound in u,
+ * bound(D, kappa) x ln_affine_factor (NaN when k claims none or it is infinite). Used by
+ * ln_judge and by hunt. */
+const char *ln_row_domain(const ln_kernel *k, const ln_prepared *p, size_t r);
+double ln_row_bound(const ln_kernel *k, const ln_prepared *p, size_t r);
+
+/* k's verdict on output y of case p (docs/metrics.md, "Verdicts"). */
+void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdict *v);
 
 /* The largest condition number sqrt(1 + mean^2/(var + eps)) over p's rows: the kappa at which
  * a kernel's claimed bound applies to the whole case. */

@@ -39,13 +39,18 @@ static const char accuracy_help[] =
     "                                                              (default: no dump)\n"
     "  --shard K/N     only the cases i with i mod N = K - 1, in the same order: N runs (K = 1..N)\n"
     "                  together write the unsharded rows (docs/shards.md)  (default: 1/1)\n"
+    "  --check         exit status 1 when any case's verdict is fail, one line per failure on\n"
+    "                  stdout with the command that dumps it            (default: exit 0)\n"
     "  --quiet         no table, no progress                       (default: both)\n"
     "  --help          this text\n"
+    "Each case gets a verdict against the kernel's contract (kernels/kernel.h): pass, fail, outside\n"
+    "(the case is outside the domain where the kernel claims its bound, or its input degenerated\n"
+    "when stored in the dtype) or none (no bound claimed); see results/README.md.\n"
     "Ctrl-C stops after the current kernel, writes the rows done so far and exits with 130.\n";
 
 static const char csv_header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
-    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,ref_seconds";
+    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,ref_seconds,bound,verdict,domain,input";
 
 static volatile sig_atomic_t interrupted;
 
@@ -157,206 +162,328 @@ static void progress_show(progress *pr, const char *kernel, const char *dist, si
     fflush(stderr);
 }
 
-int cmd_accuracy(int argc, char **argv)
+/* The run as the command line asks for it, checked before any work. */
+typedef struct {
+    const ln_kernel **ks;
+    size_t nk;
+    char **dist_items, **D_items, **eps_items;
+    ln_dist *dists;
+    size_t ndist, nD, neps, rows;
+    size_t *Ds;
+    double *epss;
+    uint64_t seed;
+    int affine, quiet, check;
+    ln_shard shard;
+    const char *kernels_arg, *dist_arg, *D_arg, *rows_arg, *eps_arg;
+    const char *gamma_path, *beta_path, *out_path, *dump_dir;
+    ln_npy_array gamma_file, beta_file;
+    ln_dtype dtypes[LN_NDTYPES]; /* in the order their first kernel appears */
+    size_t ndt;
+    size_t total; /* kernel x case rows the run writes */
+} run_options;
+
+static void parse_flags(int argc, char **argv, run_options *o)
 {
-    enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_QUIET, O_HELP, O_SHARD };
+    enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_CHECK,
+           O_QUIET, O_HELP, O_SHARD };
     static const struct option opts[] = {
         {"kernels", required_argument, 0, O_KERNELS}, {"dist", required_argument, 0, O_DIST},
         {"D", required_argument, 0, O_D},             {"rows", required_argument, 0, O_ROWS},
         {"eps", required_argument, 0, O_EPS},         {"seed", required_argument, 0, O_SEED},
         {"no-affine", no_argument, 0, O_NOAFFINE},    {"gamma", required_argument, 0, O_GAMMA},
         {"beta", required_argument, 0, O_BETA},       {"out", required_argument, 0, O_OUT},
-        {"dump", required_argument, 0, O_DUMP},       {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},             {"shard", required_argument, 0, O_SHARD},
-        {0, 0, 0, 0}};
-    const char *kernels_arg = NULL, *dist_arg = "normal,offset:1e4,const", *D_arg = NULL, *rows_arg = NULL;
-    const char *eps_arg = "1e-5", *gamma_path = NULL, *beta_path = NULL, *out_path = "results/accuracy.csv";
-    const char *dump_dir = NULL;
-    uint64_t seed = 1;
-    int affine = 1, quiet = 0, c;
-    ln_shard shard = {0, 1};
+        {"dump", required_argument, 0, O_DUMP},       {"check", no_argument, 0, O_CHECK},
+        {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
+        {"shard", required_argument, 0, O_SHARD},     {0, 0, 0, 0}};
+    *o = (run_options){.dist_arg = "normal,offset:1e4,const", .eps_arg = "1e-5", .out_path = "results/accuracy.csv",
+                       .seed = 1, .affine = 1, .shard = {0, 1}};
+    int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case O_KERNELS: kernels_arg = optarg; break;
-        case O_DIST: dist_arg = optarg; break;
-        case O_D: D_arg = optarg; break;
-        case O_ROWS: rows_arg = optarg; break;
-        case O_EPS: eps_arg = optarg; break;
-        case O_SEED: seed = (uint64_t)ln_parse_int(optarg, "--seed", 0, INT64_MAX); break;
-        case O_NOAFFINE: affine = 0; break;
-        case O_GAMMA: gamma_path = optarg; break;
-        case O_BETA: beta_path = optarg; break;
-        case O_OUT: out_path = optarg; break;
-        case O_DUMP: dump_dir = optarg; break;
-        case O_QUIET: quiet = 1; break;
-        case O_SHARD: shard = ln_parse_shard(optarg); break;
-        case O_HELP: fputs(accuracy_help, stdout); return 0;
+        case O_KERNELS: o->kernels_arg = optarg; break;
+        case O_DIST: o->dist_arg = optarg; break;
+        case O_D: o->D_arg = optarg; break;
+        case O_ROWS: o->rows_arg = optarg; break;
+        case O_EPS: o->eps_arg = optarg; break;
+        case O_SEED: o->seed = (uint64_t)ln_parse_int(optarg, "--seed", 0, INT64_MAX); break;
+        case O_NOAFFINE: o->affine = 0; break;
+        case O_GAMMA: o->gamma_path = optarg; break;
+        case O_BETA: o->beta_path = optarg; break;
+        case O_OUT: o->out_path = optarg; break;
+        case O_DUMP: o->dump_dir = optarg; break;
+        case O_CHECK: o->check = 1; break;
+        case O_SHARD: o->shard = ln_parse_shard(optarg); break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_HELP: fputs(accuracy_help, stdout); exit(0);
         default:
             ln_die_usage("accuracy: unknown option or missing value '%s'; see 'lnbench accuracy --help'",
                          argv[optind - 1]);
         }
     }
     if (optind < argc) ln_die_usage("accuracy: unexpected argument '%s'", argv[optind]);
+}
 
-    /* ---- validate everything before any work ---- */
-    const ln_kernel **ks;
-    size_t nk = ln_select_kernels(kernels_arg ? kernels_arg : "*", &ks, 0);
-    if (nk == 0) ln_die_usage("--kernels: none of the selected kernels runs on this CPU");
-
-    size_t ndist, nD = 0, neps;
-    char **dist_items = ln_split_list(dist_arg, "--dist", &ndist);
-    ln_dist *dists = calloc(ndist, sizeof *dists);
-    if (!dists) ln_die("out of memory");
+/* The lists behind the flags: kernels, dists, D, rows, eps, gamma/beta files. */
+static void parse_lists(run_options *o)
+{
+    o->nk = ln_select_kernels(o->kernels_arg ? o->kernels_arg : "*", &o->ks, 0);
+    if (o->nk == 0) ln_die_usage("--kernels: none of the selected kernels runs on this CPU");
+    o->dist_items = ln_split_list(o->dist_arg, "--dist", &o->ndist);
+    o->dists = calloc(o->ndist, sizeof *o->dists);
+    if (!o->dists) ln_die("out of memory");
     int any_file = 0;
-    for (size_t i = 0; i < ndist; i++) {
-        ln_dist_parse(dist_items[i], &dists[i]);
-        any_file |= dists[i].kind == LN_DIST_FILE;
+    for (size_t i = 0; i < o->ndist; i++) {
+        ln_dist_parse(o->dist_items[i], &o->dists[i]);
+        any_file |= o->dists[i].kind == LN_DIST_FILE;
     }
-    if (any_file && (D_arg || rows_arg))
+    if (any_file && (o->D_arg || o->rows_arg))
         ln_die_usage("--D and --rows cannot be given with a file: distribution, whose shape fixes them");
-    char **D_items = ln_split_list(D_arg ? D_arg : "768,4096", "--D", &nD);
-    size_t *Ds = malloc(nD * sizeof *Ds);
-    if (!Ds) ln_die("out of memory");
-    for (size_t i = 0; i < nD; i++) Ds[i] = (size_t)ln_parse_int(D_items[i], "--D", 1, 1LL << 40);
-    size_t rows = rows_arg ? (size_t)ln_parse_int(rows_arg, "--rows", 1, 1LL << 40) : 16;
-    char **eps_items = ln_split_list(eps_arg, "--eps", &neps);
-    double *epss = malloc(neps * sizeof *epss);
-    if (!epss) ln_die("out of memory");
-    for (size_t i = 0; i < neps; i++) {
-        epss[i] = ln_parse_double(eps_items[i], "--eps");
-        if (!(epss[i] >= 0)) ln_die_usage("--eps: %s is negative; eps must be >= 0", eps_items[i]);
+    o->D_items = ln_split_list(o->D_arg ? o->D_arg : "768,4096", "--D", &o->nD);
+    o->Ds = malloc(o->nD * sizeof *o->Ds);
+    if (!o->Ds) ln_die("out of memory");
+    for (size_t i = 0; i < o->nD; i++) o->Ds[i] = (size_t)ln_parse_int(o->D_items[i], "--D", 1, 1LL << 40);
+    o->rows = o->rows_arg ? (size_t)ln_parse_int(o->rows_arg, "--rows", 1, 1LL << 40) : 16;
+    o->eps_items = ln_split_list(o->eps_arg, "--eps", &o->neps);
+    o->epss = malloc(o->neps * sizeof *o->epss);
+    if (!o->epss) ln_die("out of memory");
+    for (size_t i = 0; i < o->neps; i++) {
+        o->epss[i] = ln_parse_double(o->eps_items[i], "--eps");
+        if (!(o->epss[i] >= 0)) ln_die_usage("--eps: %s is negative; eps must be >= 0", o->eps_items[i]);
     }
+    if (!o->affine && (o->gamma_path || o->beta_path))
+        ln_die_usage("--no-affine cannot be combined with --gamma or --beta");
+    if (o->gamma_path) o->gamma_file = read_vector(o->gamma_path, "--gamma");
+    if (o->beta_path) o->beta_file = read_vector(o->beta_path, "--beta");
+    size_t per_dtype[LN_NDTYPES] = {0};
+    for (size_t i = 0; i < o->nk; i++)
+        if (per_dtype[o->ks[i]->dtype]++ == 0) o->dtypes[o->ndt++] = o->ks[i]->dtype;
+}
 
-    if (!affine && (gamma_path || beta_path)) ln_die_usage("--no-affine cannot be combined with --gamma or --beta");
-    ln_npy_array gamma_file = {0}, beta_file = {0};
-    if (gamma_path) gamma_file = read_vector(gamma_path, "--gamma");
-    if (beta_path) beta_file = read_vector(beta_path, "--beta");
+/* A dist's shapes: the file's, or every --D with --rows. */
+static size_t shapes_of(const run_options *o, const ln_dist *d) { return d->kind == LN_DIST_FILE ? 1 : o->nD; }
+static size_t D_of(const run_options *o, const ln_dist *d, size_t s) { return d->kind == LN_DIST_FILE ? d->file_D : o->Ds[s]; }
+static size_t rows_of(const run_options *o, const ln_dist *d) { return d->kind == LN_DIST_FILE ? d->file_rows : o->rows; }
 
-    /* dtypes in the order their first kernel appears */
-    ln_dtype dtypes[LN_NDTYPES];
-    size_t ndt = 0, per_dtype[LN_NDTYPES] = {0};
-    for (size_t i = 0; i < nk; i++) {
-        if (per_dtype[ks[i]->dtype]++ == 0) dtypes[ndt++] = ks[i]->dtype;
-    }
+/* Every case's shape against the gamma/beta files and the machine's memory; counts the rows
+ * this shard writes. */
+static void check_shapes(run_options *o)
+{
     size_t max_size = 0;
-    for (size_t i = 0; i < ndt; i++)
-        if (ln_fmt(dtypes[i])->size > max_size) max_size = ln_fmt(dtypes[i])->size;
-
-    /* each dist's shapes: the file's, or every --D with --rows */
-    size_t total = 0;
-    for (size_t j = 0; j < ndist; j++) {
-        size_t nshapes = dists[j].kind == LN_DIST_FILE ? 1 : nD;
-        for (size_t s = 0; s < nshapes; s++) {
-            size_t D = dists[j].kind == LN_DIST_FILE ? dists[j].file_D : Ds[s];
-            size_t R = dists[j].kind == LN_DIST_FILE ? dists[j].file_rows : rows;
-            if (gamma_path && gamma_file.cols != D)
-                ln_die_usage("--gamma: file '%s' holds %zu values; D is %zu", gamma_path, gamma_file.cols, D);
-            if (beta_path && beta_file.cols != D)
-                ln_die_usage("--beta: file '%s' holds %zu values; D is %zu", beta_path, beta_file.cols, D);
-            check_memory(R, D, max_size);
+    for (size_t i = 0; i < o->ndt; i++)
+        if (ln_fmt(o->dtypes[i])->size > max_size) max_size = ln_fmt(o->dtypes[i])->size;
+    for (size_t j = 0; j < o->ndist; j++) {
+        for (size_t s = 0; s < shapes_of(o, &o->dists[j]); s++) {
+            size_t D = D_of(o, &o->dists[j], s);
+            if (o->gamma_path && o->gamma_file.cols != D)
+                ln_die_usage("--gamma: file '%s' holds %zu values; D is %zu", o->gamma_path, o->gamma_file.cols, D);
+            if (o->beta_path && o->beta_file.cols != D)
+                ln_die_usage("--beta: file '%s' holds %zu values; D is %zu", o->beta_path, o->beta_file.cols, D);
+            check_memory(rows_of(o, &o->dists[j]), D, max_size);
         }
     }
-    /* the cases in run order (dtype, dist, shape, eps), as the loop below numbers them */
-    for (size_t di = 0, i = 0; di < ndt; di++)
-        for (size_t j = 0; j < ndist; j++)
-            for (size_t s = 0; s < (dists[j].kind == LN_DIST_FILE ? 1 : nD) * neps; s++, i++)
-                if (ln_shard_takes(shard, i)) total += per_dtype[dtypes[di]];
+    /* the cases in run order (dtype, dist, shape, eps), as run_all numbers them */
+    for (size_t di = 0, i = 0; di < o->ndt; di++)
+        for (size_t j = 0; j < o->ndist; j++)
+            for (size_t s = 0; s < shapes_of(o, &o->dists[j]) * o->neps; s++, i++)
+                if (ln_shard_takes(o->shard, i))
+                    for (size_t k = 0; k < o->nk; k++) o->total += o->ks[k]->dtype == o->dtypes[di];
+}
 
-    if (dump_dir) { /* creates the folder and proves it writable */
+static void free_options(run_options *o)
+{
+    free(o->gamma_file.data);
+    free(o->beta_file.data);
+    free(o->epss);
+    free(o->eps_items);
+    free(o->Ds);
+    free(o->D_items);
+    for (size_t j = 0; j < o->ndist; j++) ln_dist_free(&o->dists[j]);
+    free(o->dists);
+    free(o->dist_items);
+    free(o->ks);
+}
+
+/* The shortest decimal that reads back as v, so a printed command reproduces the case. */
+static void exact_decimal(char *buf, size_t len, double v)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+/* An argument as a POSIX shell reads it back: quoted when it holds anything but safe characters. */
+static void shell_arg(FILE *f, const char *s)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,:/+=-") == strlen(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s == '\'') fputs("'\\''", f);
+        else fputc(*s, f);
+    fputc('\'', f);
+}
+
+/* One --check failure line: the kernel, the case, the error against the bound, the deciding
+ * row and column, and the command that dumps the case (into lnbench-dump/, not results/). */
+static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, const ln_case *cs, const ln_verdict *v)
+{
+    char eps[32];
+    exact_decimal(eps, sizeof eps, cs->eps);
+    fprintf(f, "FAIL %s %s dist=%s D=%zu rows=%zu eps=%s: error %.6g u > bound %.6g u (domain %s), row %zu col %zu; dump: lnbench accuracy --kernels ",
+            k->name, ln_fmt(cs->dtype)->name, cs->dist.spec, cs->D, cs->rows, eps, v->error, v->bound, v->domain, v->row, v->col);
+    shell_arg(f, k->name);
+    fputs(" --dist ", f);
+    shell_arg(f, cs->dist.spec);
+    if (cs->dist.kind != LN_DIST_FILE) fprintf(f, " --D %zu --rows %zu", cs->D, cs->rows);
+    fprintf(f, " --eps %s --seed %llu", eps, (unsigned long long)cs->seed);
+    if (!cs->affine) fputs(" --no-affine", f);
+    if (o->gamma_path) fputs(" --gamma ", f), shell_arg(f, o->gamma_path);
+    if (o->beta_path) fputs(" --beta ", f), shell_arg(f, o->beta_path);
+    fputs(" --out lnbench-dump/accuracy.csv --dump lnbench-dump\n", f);
+}
+
+static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v,
+                          double kappa_max, double ref_seconds)
+{
+    fprintf(f, "%s,%s,", k->name, ln_fmt(cs->dtype)->name);
+    csv_field(f, cs->dist.spec);
+    fprintf(f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s\n",
+            cs->D, cs->rows, cs->eps, (unsigned long long)cs->seed, er->max_ulp, er->mean_ulp, er->cr_frac,
+            er->max_norm, er->nonfinite, er->worst_row, er->worst_col, er->worst_x, er->worst_y, er->worst_y_exact,
+            er->mean_relerr, er->rstd_relerr, kappa_max, ref_seconds, v->bound, ln_verdict_names[v->verdict],
+            v->domain, ln_input_names[v->input]);
+}
+
+static void print_table_header(void)
+{
+    printf("%-28s %-14s %6s %-7s %10s %10s %8s %10s %9s %10s  %s\n", "kernel", "dist", "D", "eps", "max_ulp",
+           "mean_ulp", "cr_frac", "max_norm", "nonfinite", "bound", "verdict");
+}
+
+static void print_table_row(const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v)
+{
+    printf("%-28s %-14s %6zu %-7g %10.3g %10.3g %8.4f %10.3g %9zu %10.3g  %s%s%s\n", k->name, cs->dist.spec, cs->D,
+           cs->eps, er->max_ulp, er->mean_ulp, er->cr_frac, er->max_norm, er->nonfinite, v->bound,
+           ln_verdict_names[v->verdict], strcmp(v->domain, "ok") ? " " : "", strcmp(v->domain, "ok") ? v->domain : "");
+    fflush(stdout);
+}
+
+/* What the run has done so far. */
+typedef struct {
+    progress pr;
+    FILE *csv;
+    FILE *failures; /* --check lines, printed at the end */
+    size_t failed;
+} run_state;
+
+/* One case: the reference once, then every kernel of its dtype measured, judged and written. */
+static void run_case(const run_options *o, const ln_case *cs, run_state *st)
+{
+    progress_show(&st->pr, "reference", cs->dist.spec, cs->D, cs->eps);
+    ln_prepared p;
+    double t0 = now_seconds();
+    if (ln_prepare(cs, &p) != 0) ln_die("could not prepare the case %s D=%zu", cs->dist.spec, cs->D);
+    double ref_seconds = now_seconds() - t0, kappa_max = ln_kappa_max(&p);
+    char folder[4200];
+    void *y = malloc(cs->rows * cs->D * ln_fmt(cs->dtype)->size);
+    if (!y) ln_die("out of memory");
+    if (o->dump_dir) {
+        dump_folder(folder, sizeof folder, o->dump_dir, cs->dtype, cs->dist.spec, cs->D, cs->rows, cs->eps);
+        dump_inputs(folder, &p);
+    }
+    for (size_t k = 0; k < o->nk && !interrupted; k++) {
+        const ln_kernel *kern = o->ks[k];
+        if (kern->dtype != cs->dtype) continue;
+        progress_show(&st->pr, kern->name, cs->dist.spec, cs->D, cs->eps);
+        ln_errors er;
+        ln_verdict v;
+        ln_measure_kernel(kern, &p, &er, y);
+        ln_judge(kern, &p, y, &v);
+        if (o->dump_dir) {
+            char name[128];
+            snprintf(name, sizeof name, "y_%s", kern->name);
+            dump_array(folder, name, cs->dtype, 2, cs->rows, cs->D, y);
+        }
+        write_csv_row(st->csv, kern, cs, &er, &v, kappa_max, ref_seconds);
+        if (v.verdict == LN_FAIL) {
+            st->failed++;
+            if (o->check) print_failure(st->failures, o, kern, cs, &v);
+        }
+        st->pr.done++;
+        if (!o->quiet) {
+            progress_clear(&st->pr);
+            print_table_row(kern, cs, &er, &v);
+        }
+    }
+    free(y);
+    ln_prepared_free(&p);
+}
+
+/* Every case of this shard, dtype by dtype (so each dtype's references are computed once per
+ * case). */
+static void run_all(const run_options *o, run_state *st)
+{
+    size_t case_index = 0;
+    for (size_t di = 0; di < o->ndt && !interrupted; di++)
+        for (size_t j = 0; j < o->ndist && !interrupted; j++) {
+            const ln_dist *d = &o->dists[j];
+            for (size_t s = 0; s < shapes_of(o, d) && !interrupted; s++)
+                for (size_t e = 0; e < o->neps && !interrupted; e++) {
+                    if (!ln_shard_takes(o->shard, case_index++)) continue;
+                    ln_case cs = {.dtype = o->dtypes[di], .dist = *d, .eps = o->epss[e], .seed = o->seed,
+                                  .affine = o->affine, .D = D_of(o, d, s), .rows = rows_of(o, d),
+                                  .gamma_src = o->gamma_file.data, .beta_src = o->beta_file.data};
+                    run_case(o, &cs, st);
+                }
+        }
+}
+
+int cmd_accuracy(int argc, char **argv)
+{
+    run_options o;
+    parse_flags(argc, argv, &o);
+    parse_lists(&o);
+    check_shapes(&o);
+    if (o.dump_dir) { /* creates the folder and proves it writable */
         char probe[4200];
-        ln_outfile o;
-        snprintf(probe, sizeof probe, "%s/.probe", dump_dir);
-        ln_out_open(&o, probe);
-        ln_out_abort(&o);
+        ln_outfile pf;
+        snprintf(probe, sizeof probe, "%s/.probe", o.dump_dir);
+        ln_out_open(&pf, probe);
+        ln_out_abort(&pf);
     }
     char meta_path[4200];
-    snprintf(meta_path, sizeof meta_path, "%s.meta.json", out_path);
+    snprintf(meta_path, sizeof meta_path, "%s.meta.json", o.out_path);
     ln_outfile out, meta;
-    ln_out_open(&out, out_path);
+    ln_out_open(&out, o.out_path);
     ln_out_open(&meta, meta_path); /* opened now so that a long run cannot end unwritable */
     fprintf(out.f, "%s\n", csv_header);
 
-    /* ---- run ---- */
     struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN); /* `lnbench accuracy | head`: the table is lost, the CSV still written */
-    progress pr = {.total = total, .show = !quiet && total > 4, .tty = isatty(2)};
-    if (!quiet)
-        printf("%-28s %-14s %6s %-7s %10s %10s %8s %10s %9s\n", "kernel", "dist", "D", "eps", "max_ulp", "mean_ulp",
-               "cr_frac", "max_norm", "nonfinite");
-    size_t case_index = 0;
-    for (size_t di = 0; di < ndt && !interrupted; di++)
-        for (size_t j = 0; j < ndist && !interrupted; j++) {
-            const ln_dist *d = &dists[j];
-            size_t nshapes = d->kind == LN_DIST_FILE ? 1 : nD;
-            for (size_t s = 0; s < nshapes && !interrupted; s++)
-                for (size_t e = 0; e < neps && !interrupted; e++) {
-                    if (!ln_shard_takes(shard, case_index++)) continue;
-                    ln_case cs = {.dtype = dtypes[di], .dist = *d, .eps = epss[e], .seed = seed, .affine = affine,
-                                  .D = d->kind == LN_DIST_FILE ? d->file_D : Ds[s],
-                                  .rows = d->kind == LN_DIST_FILE ? d->file_rows : rows,
-                                  .gamma_src = gamma_file.data, .beta_src = beta_file.data};
-                    progress_show(&pr, "reference", d->spec, cs.D, cs.eps);
-                    ln_prepared p;
-                    double t0 = now_seconds();
-                    if (ln_prepare(&cs, &p) != 0) ln_die("could not prepare the case %s D=%zu", d->spec, cs.D);
-                    double ref_seconds = now_seconds() - t0, kappa_max = ln_kappa_max(&p);
-                    char folder[4200];
-                    void *y_dump = NULL;
-                    if (dump_dir) {
-                        dump_folder(folder, sizeof folder, dump_dir, cs.dtype, d->spec, cs.D, cs.rows, cs.eps);
-                        dump_inputs(folder, &p);
-                        y_dump = malloc(cs.rows * cs.D * ln_fmt(cs.dtype)->size);
-                        if (!y_dump) ln_die("out of memory");
-                    }
-                    for (size_t k = 0; k < nk && !interrupted; k++) {
-                        if (ks[k]->dtype != cs.dtype) continue;
-                        progress_show(&pr, ks[k]->name, d->spec, cs.D, cs.eps);
-                        ln_errors er;
-                        ln_measure_kernel(ks[k], &p, &er, y_dump);
-                        if (dump_dir) {
-                            char name[128];
-                            snprintf(name, sizeof name, "y_%s", ks[k]->name);
-                            dump_array(folder, name, cs.dtype, 2, cs.rows, cs.D, y_dump);
-                        }
-                        fprintf(out.f, "%s,%s,", ks[k]->name, ln_fmt(cs.dtype)->name);
-                        csv_field(out.f, d->spec);
-                        fprintf(out.f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                                cs.D, cs.rows, cs.eps,
-                                (unsigned long long)seed, er.max_ulp, er.mean_ulp, er.cr_frac, er.max_norm,
-                                er.nonfinite, er.worst_row, er.worst_col, er.worst_x, er.worst_y, er.worst_y_exact,
-                                er.mean_relerr, er.rstd_relerr, kappa_max, ref_seconds);
-                        pr.done++;
-                        if (!quiet) {
-                            progress_clear(&pr);
-                            printf("%-28s %-14s %6zu %-7g %10.3g %10.3g %8.4f %10.3g %9zu\n", ks[k]->name, d->spec,
-                                   cs.D, cs.eps, er.max_ulp, er.mean_ulp, er.cr_frac, er.max_norm, er.nonfinite);
-                            fflush(stdout);
-                        }
-                    }
-                    free(y_dump);
-                    ln_prepared_free(&p);
-                }
-        }
-    progress_clear(&pr);
-    ln_meta_write_json(meta.f, seed, argc + 1, argv - 1); /* main passes argv + 1: include the program */
+    run_state st = {.pr = {.total = o.total, .show = !o.quiet && o.total > 4, .tty = isatty(2)}, .csv = out.f,
+                    .failures = tmpfile()};
+    if (!st.failures) ln_die("cannot create a temporary file for --check");
+    if (!o.quiet) print_table_header();
+    run_all(&o, &st);
+    progress_clear(&st.pr);
+    ln_meta_write_json(meta.f, o.seed, argc + 1, argv - 1); /* main passes argv + 1: include the program */
     fputc('\n', meta.f);
     ln_out_commit(&meta);
     ln_out_commit(&out);
-    if (interrupted) fprintf(stderr, "interrupted: %zu of %zu cases written to %s\n", pr.done, total, out_path);
-    else if (!quiet) fprintf(stderr, "wrote %zu rows to %s\n", pr.done, out_path);
-    free(gamma_file.data);
-    free(beta_file.data);
-    free(epss);
-    free(eps_items);
-    free(Ds);
-    free(D_items);
-    for (size_t j = 0; j < ndist; j++) ln_dist_free(&dists[j]);
-    free(dists);
-    free(dist_items);
-    free(ks);
-    return interrupted ? 130 : 0;
+    if (interrupted) fprintf(stderr, "interrupted: %zu of %zu cases written to %s\n", st.pr.done, o.total, o.out_path);
+    else if (!o.quiet) fprintf(stderr, "wrote %zu rows to %s\n", st.pr.done, o.out_path);
+    rewind(st.failures);
+    for (int ch; (ch = fgetc(st.failures)) != EOF;) putchar(ch);
+    fclose(st.failures);
+    if (o.check) fprintf(stderr, "check: %zu of %zu cases fail their kernel's bound\n", st.failed, st.pr.done);
+    free_options(&o);
+    if (interrupted) return 130;
+    return o.check && st.failed ? 1 : 0;
 }

@@ -16,7 +16,8 @@ static const char summary_help[] =
     "usage: lnbench summary [--bench PATH] [--accuracy PATH]\n"
     "One line per kernel: median GB/s over D in the cache and memory regimes, bw_fraction\n"
     "(its GB/s over the probe-copy GB/s at the same size, memory regime), and mean / max ulp\n"
-    "on the kernel's hardest distribution (the one with the largest max_ulp, worst over D).\n"
+    "on the kernel's hardest distribution (the one with the largest max_ulp, worst over D; inf\n"
+    "when some output is non-finite where the reference is not), and the count of fail verdicts.\n"
     "  --bench PATH      default results/bench.csv\n"
     "  --accuracy PATH   default results/accuracy.csv\n"
     "A missing file leaves its columns as '-'.\n";
@@ -70,11 +71,19 @@ static int read_csv(const char *path, table *t)
     return 1;
 }
 
-static int column(const table *t, const char *name, const char *path)
+/* The index of column `name`, or -1. */
+static int column_or_none(const table *t, const char *name)
 {
     for (size_t c = 0; c < t->cols; c++)
         if (!strcmp(t->cell[c], name)) return (int)c;
-    ln_die("%s has no column '%s'", path, name);
+    return -1;
+}
+
+static int column(const table *t, const char *name, const char *path)
+{
+    int c = column_or_none(t, name);
+    if (c < 0) ln_die("%s has no column '%s'", path, name);
+    return c;
 }
 
 static const char *cell(const table *t, size_t r, int c) { return t->cell[r * t->cols + (size_t)c]; }
@@ -108,22 +117,27 @@ typedef struct {
     const char *dist;
     double max_ulp, mean_ulp;
     double nonfinite;   /* over every distribution */
+    double fails;       /* cases whose verdict is fail; NaN when the file has no verdict column */
 } hardest;
 
 /* The kernel's hardest distribution: the largest max_ulp over its rows (NaN, which means no
- * finite output to measure, is passed over unless nothing else is there); on it, the worst
- * mean_ulp over D and eps. Non-finite outputs are counted over every row of the kernel. */
+ * finite output to measure, is passed over unless nothing else is there; a row with non-finite
+ * outputs counts as Inf, also in files written before max_ulp said so itself); on it, the
+ * worst mean_ulp over D and eps. Non-finite outputs and fail verdicts are counted over every
+ * row of the kernel. */
 static int hardest_dist(const table *t, const char *path, const char *name, hardest *h)
 {
     if (!t->rows) return 0;
     int ck = column(t, "kernel", path), cd = column(t, "dist", path), cmax = column(t, "max_ulp", path),
         cmean = column(t, "mean_ulp", path), cnf = column(t, "nonfinite", path);
-    int found = 0;
-    *h = (hardest){.dist = "", .max_ulp = NAN, .mean_ulp = NAN};
+    int found = 0, cv = column_or_none(t, "verdict");
+    *h = (hardest){.dist = "", .max_ulp = NAN, .mean_ulp = NAN, .fails = cv < 0 ? NAN : 0};
     for (size_t r = 1; r < t->rows; r++) {
         if (strcmp(cell(t, r, ck), name)) continue;
-        double mx = strtod(cell(t, r, cmax), NULL);
-        h->nonfinite += strtod(cell(t, r, cnf), NULL);
+        double mx = strtod(cell(t, r, cmax), NULL), nf = strtod(cell(t, r, cnf), NULL);
+        if (nf > 0) mx = INFINITY;
+        h->nonfinite += nf;
+        if (cv >= 0) h->fails += !strcmp(cell(t, r, cv), "fail");
         if (!found || (!isnan(mx) && !(mx <= h->max_ulp))) h->dist = cell(t, r, cd), h->max_ulp = mx;
         found = 1;
     }
@@ -167,8 +181,8 @@ int cmd_summary(int argc, char **argv)
     int have_bench = read_csv(bench_path, &bench), have_acc = read_csv(acc_path, &acc);
     if (!have_bench && !have_acc) ln_die("summary: neither %s nor %s can be read; run lnbench bench / accuracy first", bench_path, acc_path);
 
-    printf("%-32s %10s %10s %7s  %-16s %10s %10s %9s\n", "kernel", "GB/s cache", "GB/s mem", "bw mem", "hardest dist",
-           "mean ulp", "max ulp", "nonfinite");
+    printf("%-32s %10s %10s %7s  %-16s %10s %10s %9s %5s\n", "kernel", "GB/s cache", "GB/s mem", "bw mem",
+           "hardest dist", "mean ulp", "max ulp", "nonfinite", "fails");
     const char *probes[] = {"probe-copy", "probe-stream"};
     for (int i = 0; i < 2; i++) {
         double cache = median_of(&bench, bench_path, probes[i], "cache", "gbps");
@@ -195,15 +209,18 @@ int cmd_summary(int argc, char **argv)
             printf("  %-16s", h.dist);
             print_ulp(h.mean_ulp);
             print_ulp(h.max_ulp);
-            printf(" %9.0f\n", h.nonfinite);
+            printf(" %9.0f", h.nonfinite);
+            if (isnan(h.fails)) printf(" %5s\n", "-");
+            else printf(" %5.0f\n", h.fails);
         } else {
-            printf("  %-16s %10s %10s %9s\n", "-", "-", "-", "-");
+            printf("  %-16s %10s %10s %9s %5s\n", "-", "-", "-", "-", "-");
         }
     }
     printf("\nGB/s: 1e9 bytes/s of x read + y written (gamma, beta not counted), median over D and\n"
            "repetitions; bw mem: fraction of the probe-copy rate at the same size (memory regime).\n"
            "ulp: on each kernel's hardest distribution (largest max_ulp), worst over D and eps;\n"
-           "nonfinite: NaN/Inf outputs where the reference is finite (or the reverse), all cases.\n");
+           "nonfinite: NaN/Inf outputs where the reference is finite (or the reverse), all cases;\n"
+           "a case with any has max ulp inf. fails: cases whose verdict is fail (results/README.md).\n");
     printf("files: %s%s%s%s%s\n", have_bench ? bench_path : "", have_bench ? " (+ .meta.json, JSON beside it)" : "",
            have_bench && have_acc ? ", " : "", have_acc ? acc_path : "", have_acc ? " (+ .meta.json)" : "");
     free(bench.text), free(bench.cell), free(acc.text), free(acc.cell);

@@ -21,5 +21,8 @@ const ln_kernel ln_ext_onednn_bf16 = {
            "inference, one thread): widened to fp32, two-pass; claimed as sequential fp32 sums, bound "
            "~1 u_bf16 + n kappa 2^-16 u_bf16",
     .bound = bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 0,
+    .external = 1,
     .usable = usable,
 };

@@ -24,5 +24,8 @@ const ln_kernel ln_ext_onednn_f32 = {
     .how = "oneDNN 2.6 layer_normalization_forward (inference, use_scale/use_shift, one thread): "
            "fp32 two-pass; claimed as sequential sums, var rel. error <= (n+3) u + (n+1)^2 kappa^2 u^2",
     .bound = bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 0,
+    .external = 1,
     .usable = usable,
 };

@@ -53,4 +53,6 @@ const ln_kernel ln_f16_native_scalar = {
     .how = "every operation rounded to f16 (plain _Float16 loop, emulated): sequential f16 sums, "
            "eps rounded to f16 (1e-12 -> 0); bound (n+1)(kappa+1) + n/2 u16, Inf when n u kappa >= 1",
     .bound = bound,
+    .domain = ln_domain_f16_sums,
+    .agrees_nonfinite = 0,
 };

@@ -61,4 +61,6 @@ const ln_kernel ln_f32_accurate_scalar = {
     .how = "fp32 storage; double compensated sum, mean kept as a double pair, double sum of squared "
            "deviations, double epilogue, one rounding to fp32; bound 1 u + ~n 2^-29 u",
     .bound = bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 1,
 };

@@ -53,7 +53,7 @@ static void forward(const ln_args *a)
             level[top++] = lv;
         }
         for (; top > 1; top--) stack[top - 2] = merge(stack[top - 2], stack[top - 1]);
-        ln_f32_finish_row(a, r, stack[0].mean, stack[0].m2 / (float)a->D);
+        ln_f32_finish_row_or_redo(a, r, stack[0].mean, stack[0].m2 / (float)a->D);
     }
 }
 
@@ -83,4 +83,6 @@ const ln_kernel ln_f32_cascade_scalar = {
     .how = "fp32 Welford over chunks of 16, chunks merged pairwise (Chan) in a binary-counter "
            "cascade, PyTorch-CPU-like; var rel. error ~(16 + 4 c log2(n/16)) kappa u, c ~ 24",
     .bound = bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 0,
 };

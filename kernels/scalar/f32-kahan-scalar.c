@@ -33,7 +33,7 @@ static void forward(const ln_args *a)
             float d = x[i] - mean;
             add(&ss, d * d);
         }
-        ln_f32_finish_row(a, r, mean, (ss.sum + ss.carry) / (float)a->D);
+        ln_f32_finish_row_or_redo(a, r, mean, (ss.sum + ss.carry) / (float)a->D);
     }
 }
 
@@ -55,4 +55,6 @@ const ln_kernel ln_f32_kahan_scalar = {
     .how = "two-pass with Neumaier-compensated fp32 sums for the mean and the squared deviations; "
            "mean error (2 + n^2 u) u (|mean| + sigma), var rel. error (4 + n^2 u) u",
     .bound = bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 0,
 };

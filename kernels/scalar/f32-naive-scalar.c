@@ -38,4 +38,6 @@ const ln_kernel ln_f32_naive_scalar = {
     .how = "one pass: fp32 sums of x and x^2, var = E[x^2] - mean^2, no clamp (negative var -> NaN); "
            "var rel. error ~4 n kappa^2 u, no bound once that reaches 1",
     .bound = bound,
+    .domain = ln_domain_f32_sums,
+    .agrees_nonfinite = 0,
 };

@@ -1,11 +1,13 @@
 /* What every fp32 scalar kernel does once it has a row's mean and variance in fp32: rstd and the
- * normalization, in the order ln_bound_epilogue (bounds.h) counts, and the statistics out.
+ * normalization, in the order ln_bound_epilogue (bounds.h) counts, and the statistics out; or,
+ * for statistics that overflowed or underflowed, the row again in double.
  * In place is safe: each x_i is read before y_i is written. */
 #ifndef LN_SCALAR_F32_ROW_H
 #define LN_SCALAR_F32_ROW_H
 
 #include <math.h>
 
+#include "f32-fallback.h"
 #include "kernel.h"
 
 static inline void ln_f32_finish_row(const ln_args *a, size_t r, float mean, float var)
@@ -21,6 +23,21 @@ static inline void ln_f32_finish_row(const ln_args *a, size_t r, float mean, flo
     }
     if (a->mean) a->mean[r] = mean;
     if (a->rstd) a->rstd[r] = rstd;
+}
+
+/* As ln_f32_finish_row, but a row whose fp32 statistics overflowed or whose squares underflowed
+ * (f32-fallback.h) is redone in double: what every scalar fp32 kernel but the naive one does. */
+static inline void ln_f32_finish_row_or_redo(const ln_args *a, size_t r, float mean, float var)
+{
+    if (ln_f32_stats_usable(mean, var, a->eps)) {
+        ln_f32_finish_row(a, r, mean, var);
+        return;
+    }
+    double mean_out, rstd_out;
+    ln_f32_row_f64((const float *)a->x + r * a->D, (float *)a->y + r * a->D, a->gamma, a->beta, a->D, a->eps,
+                   &mean_out, &rstd_out);
+    if (a->mean) a->mean[r] = mean_out;
+    if (a->rstd) a->rstd[r] = rstd_out;
 }
 
 #endif

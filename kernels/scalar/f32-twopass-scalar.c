@@ -17,7 +17,7 @@ static void forward(const ln_args *a)
             float d = x[i] - mean;
             ss += d * d;
         }
-        ln_f32_finish_row(a, r, mean, ss / (float)a->D);
+        ln_f32_finish_row_or_redo(a, r, mean, ss / (float)a->D);
     }
 }
 
@@ -35,4 +35,6 @@ const ln_kernel ln_f32_twopass_scalar = {
     .how = "fp32 sequential sum for the mean, then fp32 sum of squared deviations; "
            "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2",
     .bound = bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 0,
 };

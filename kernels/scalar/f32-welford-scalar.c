@@ -15,7 +15,7 @@ static void forward(const ln_args *a)
             mean += d / (float)(i + 1);
             m2 += d * (x[i] - mean);
         }
-        ln_f32_finish_row(a, r, mean, m2 / (float)a->D);
+        ln_f32_finish_row_or_redo(a, r, mean, m2 / (float)a->D);
     }
 }
 
@@ -35,4 +35,6 @@ const ln_kernel ln_f32_welford_scalar = {
     .how = "one pass of Welford's updates in fp32 (running mean and M2); "
            "mean error ~(2n/3) u (|mean| + sigma), var rel. error ~n (kappa + 4) u",
     .bound = bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 0,
 };

@@ -45,4 +45,6 @@ const ln_kernel ln_f64_twopass_scalar = {
     .how = "double sequential sum for the mean, then double sum of squared deviations; "
            "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2, u = 2^-53",
     .bound = bound,
+    .domain = ln_domain_f64_sums,
+    .agrees_nonfinite = 0,
 };

@@ -6,6 +6,8 @@ static void forward(const ln_args *a) { half_twopass(a, LN_BF16, HALF_EPI_F32, 0
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-8); }
 
+#define DOMAIN ln_domain_f32_sums
+#define AGREES_NONFINITE 0
 #define HOW                                                                                  \
     "bf16 widened by shift/mask (even/odd lanes), fp32 8-lane sums (4 accumulators) for mean " \
     "then squared deviations (fma), fp32 epilogue, integer rounding to bf16 once; eps in "   \

@@ -22,6 +22,8 @@ static double bound(size_t n, double kappa)
            2.0 * LN_GAIN_ABS * 0x1p-25 * 0x1p10 / u;
 }
 
+#define DOMAIN ln_domain_f32_sums
+#define AGREES_NONFINITE 0
 #define HOW                                                                                          \
     "fp32 statistics as f16-f32acc-shifted-avx512; epilogue in f16 (AVX512-FP16): "                \
     "fma((x - mh) - ml, f16(rstd)*g, b), mean = mh + ml; fp32 epilogue where rstd is outside "       \

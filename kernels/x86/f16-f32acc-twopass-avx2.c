@@ -5,6 +5,8 @@ static void forward(const ln_args *a) { half_twopass(a, LN_F16, HALF_EPI_F32, 0)
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-11); }
 
+#define DOMAIN ln_domain_f32_sums
+#define AGREES_NONFINITE 0
 #define HOW                                                                                     \
     "F16C widening, fp32 8-lane sums (4 accumulators) for mean then squared deviations (fma), " \
     "fp32 epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/32) kappa 2^-13 u16"

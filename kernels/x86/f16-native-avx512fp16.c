@@ -87,4 +87,6 @@ const ln_kernel ln_f16_native_avx512fp16 = {
     .how = "all arithmetic in f16 (AVX512-FP16): 32-lane f16 sums for mean and squared deviations, "
            "eps rounded to f16 (1e-12 -> 0), f16 epilogue; bound ~(n/32)(kappa+1) u16, Inf on overflow",
     .bound = bound,
+    .domain = ln_domain_f16_sums,
+    .agrees_nonfinite = 0,
 };

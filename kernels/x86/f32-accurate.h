@@ -238,6 +238,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(a / e, 0.0, e, u) + ln_bound_var(r, u) + ln_bound_epilogue(e, u);
 }
 
+#define DOMAIN ln_domain_any_row
+#define AGREES_NONFINITE 1
 #define HOW                                                                                          \
     "fp32 storage, double arithmetic in one pass: S1 = sum(x-K), S2 = sum(x-K)^2 about K = mean of " \
     "the first W x (rows with (S1/n)^2 > var summed again about K + S1/n); double epilogue rounded " \

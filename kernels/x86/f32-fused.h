@@ -61,8 +61,9 @@ static void pipeline(const float *x0, float *y, const float *g, const float *b, 
 static float mean_of(const row_stats *s, size_t n) { return (float)(s->sum / (double)n); }
 
 /* Row r's output from its finished statistics: the vector normalization, or the double
- * fallback when the fp32 sums overflowed. Returns whether the vector path applies. */
-static int row_ok(const row_stats *s) { return isfinite(s->sum) && isfinite(s->ss); }
+ * fallback when the fp32 sums overflowed or the squares underflowed. Returns whether the vector
+ * path applies. */
+static int row_ok(const row_stats *s, size_t n, double eps) { return ln_f32_stats_usable(s->sum, s->ss / (double)n, eps); }
 
 /* Long rows, whose three-row pipeline would not fit in L1: row by row as f32-twopass, the
  * variance pass (in cache) prefetching the next row so the memory stream does not stall. */
@@ -105,13 +106,13 @@ static void forward(const ln_args *a)
         const float mean = mean_of(s0, n);
         const float rstd = (float)(1.0 / sqrt(s0->ss / (double)n + a->eps));
         double mean_out = mean, rstd_out = rstd;
-        if (r + 2 < rows && row_ok(s0)) {
+        if (r + 2 < rows && row_ok(s0, n, a->eps)) {
             pipeline(x0, y, a->gamma, a->beta, mean, rstd, x1, mean_of(s1, n), x2, stream && r + 3 < rows ? x2 + n : NULL, n,
                      &s1->ss, &s2->sum, stream);
         } else {
             /* the last two rows, or a row for the double fallback: the stages one by one */
-            if (row_ok(s0)) f32_normalize(x0, y, a->gamma, a->beta, n, mean, rstd, stream);
-            else f32_row_f64(x0, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+            if (row_ok(s0, n, a->eps)) f32_normalize(x0, y, a->gamma, a->beta, n, mean, rstd, stream);
+            else ln_f32_row_f64(x0, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
             if (r + 1 < rows) s1->ss = f32_row_sq_dev(x1, n, mean_of(s1, n), NULL);
             if (r + 2 < rows) s2->sum = f32_row_sum(x2, n);
         }
@@ -124,6 +125,8 @@ static void forward(const ln_args *a)
 /* f32-twopass's arithmetic exactly. */
 static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4 * VF_W, 0.0); }
 
+#define DOMAIN ln_domain_any_row
+#define AGREES_NONFINITE 0
 #define HOW                                                                                       \
     "fp32 two-pass as f32-twopass (bit-identical) in a 3-row pipeline: one loop normalizes row " \
     "r, sums (x-mean)^2 of r+1 and x of r+2; non-temporal stores above 32 MiB; var rel. error " \

@@ -1,12 +1,14 @@
 /* Pieces shared by the fp32 x86 kernels (include after nothing else; pulls in vec.h):
- * the vectorized normalization pass, the double-precision fallback for rows whose fp32
- * statistics overflow, and the error-bound arithmetic of multi-accumulator sums. */
+ * the vectorized normalization pass, the row code of f32-twopass with the double-precision
+ * fallback (f32-fallback.h) for rows whose fp32 statistics overflow or underflow, and the
+ * error-bound arithmetic of multi-accumulator sums. */
 #ifndef LN_X86_F32_ROWS_H
 #define LN_X86_F32_ROWS_H
 
 #include <math.h>
 
 #include "bounds.h"
+#include "f32-fallback.h"
 #include "vec.h"
 
 /* Elements before the first vector-aligned address in y (at most n): the part written with
@@ -125,25 +127,8 @@ static inline void f32_normalize(const float *x, float *y, const float *g, const
 #undef CASE
 }
 
-/* The whole row in double, scalar: the rare path for rows whose fp32 sums overflowed (values
- * near the top of the float range) or are not finite. It is more accurate than any fp32
- * path, so every kernel's bound still holds; NaN or Inf inputs give NaN outputs as before. */
-static inline void f32_row_f64(const float *x, float *y, const float *g, const float *b, size_t n,
-                               double eps, double *mean_out, double *rstd_out)
-{
-    double s = 0.0, ss = 0.0;
-    for (size_t i = 0; i < n; i++) s += x[i];
-    double mean = s / (double)n;
-    for (size_t i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
-    double rstd = 1.0 / sqrt(ss / (double)n + eps);
-    for (size_t i = 0; i < n; i++)
-        y[i] = (float)((x[i] - mean) * rstd * (g ? g[i] : 1.0f) + (b ? b[i] : 0.0f));
-    *mean_out = mean;
-    *rstd_out = rstd;
-}
-
 /* One row as f32-twopass computes it (sum, squared deviations about the float mean, the
- * normalization; the double fallback when the sums overflow); pf: the next row to prefetch into
+ * normalization; the double fallback when the sums overflow or the squares underflow); pf: the next row to prefetch into
  * L2 during the variance pass, or NULL. The statistics used go to *mean_out and *rstd_out. */
 static inline void f32_row_twopass(const float *x, float *y, const float *g, const float *b, size_t n, double eps,
                                    const float *pf, int stream, double *mean_out, double *rstd_out)
@@ -151,13 +136,13 @@ static inline void f32_row_twopass(const float *x, float *y, const float *g, con
     double sum = f32_row_sum(x, n);
     const float mean = (float)(sum / (double)n);
     double ss = f32_row_sq_dev(x, n, mean, pf);
-    if (isfinite(ss) && isfinite(sum)) {
+    if (ln_f32_stats_usable(sum, ss / (double)n, eps)) {
         const float rstd = (float)(1.0 / sqrt(ss / (double)n + eps));
         f32_normalize(x, y, g, b, n, mean, rstd, stream);
         *mean_out = mean;
         *rstd_out = rstd;
     } else {
-        f32_row_f64(x, y, g, b, n, eps, mean_out, rstd_out);
+        ln_f32_row_f64(x, y, g, b, n, eps, mean_out, rstd_out);
     }
 }
 

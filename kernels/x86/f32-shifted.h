@@ -101,11 +101,12 @@ static void pipeline(const float *x0, float *y, const float *g, const float *b, 
 }
 
 /* mean and rstd from the shifted sums; 0 when the shift is too far from the mean for the
- * claimed bound ((S1/n)^2 > var, NaN included) or a sum is not finite. */
+ * claimed bound ((S1/n)^2 > var, NaN included), a sum is not finite or var + eps is too small
+ * for fp32 squares (the row goes to f32-twopass's row code and its double fallback). */
 static int shifted_stats(double s1, double s2, float K, size_t n, double eps, float *mean, float *rstd)
 {
     double d = s1 / (double)n, var = s2 / (double)n - d * d;
-    if (!isfinite(s1) || !isfinite(s2) || !(d * d <= var)) return 0;
+    if (!(d * d <= var) || !ln_f32_stats_usable(s1, var, eps)) return 0; /* f32-fallback.h */
     *mean = (float)(K + d);
     *rstd = (float)(1.0 / sqrt(var + eps));
     return 1;
@@ -320,6 +321,8 @@ static double bound(size_t n, double kappa)
     return fmax(shifted, f32_lanes_bound(n, kappa, 4 * VF_W, 0.0));
 }
 
+#define DOMAIN ln_domain_any_row
+#define AGREES_NONFINITE 0
 #define HOW                                                                                       \
     "fp32 shifted data, one pass: K = mean of the first W x, S1 = sum(x-K), S2 = sum(x-K)^2 in " \
     "4 vector accumulators; var = S2/n - (S1/n)^2; rows with (S1/n)^2 > var redone two-pass; "   \

@@ -72,13 +72,13 @@ static void forward(const ln_args *a)
         float mean;
         double m2, mean_out, rstd_out;
         row_stats(x, n, &mean, &m2);
-        if (isfinite(m2) && isfinite(mean)) {
+        if (ln_f32_stats_usable(mean, m2 / (double)n, a->eps)) {
             const float rstd = (float)(1.0 / sqrt(m2 / (double)n + a->eps));
             f32_normalize(x, y, a->gamma, a->beta, n, mean, rstd, 0);
             mean_out = mean;
             rstd_out = rstd;
         } else {
-            f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+            ln_f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
         }
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
@@ -98,6 +98,8 @@ static double bound(size_t n, double kappa)
            ln_bound_epilogue(u, u);
 }
 
+#define DOMAIN ln_domain_any_row
+#define AGREES_NONFINITE 0
 #define HOW                                                                                       \
     "fp32 Welford per lane (4 vector sets, shared 1/k), sets and lanes merged by Chan's formula; " \
     "M2 rel. error <= 4 (n/(4W) + 2 log2(4W)) kappa u"

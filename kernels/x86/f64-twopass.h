@@ -107,6 +107,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(c, kappa, u, u) + ln_bound_var((c + 3.0) * u + dm * dm, u) + ln_bound_epilogue(u, u);
 }
 
+#define DOMAIN ln_domain_f64_sums
+#define AGREES_NONFINITE 0
 #define HOW                                                                                   \
     "fp64 two-pass, 4 vector accumulators for the mean then sum (x-mean)^2 (fma), pairwise " \
     "lane sums; var rel. error <= (n/(4W)+log2(4W)+5) u + (n/(4W)+log2(4W)+2)^2 kappa^2 u^2"

@@ -275,7 +275,8 @@ static inline void hb_store_in_order(ln_dtype t, const float *in, uint16_t *out)
  * vcvtne2ps2bf16) "...-avx512bf16", and need that CPU bit. */
 #define LN_HALF_KERNEL_ISA(id, prefix, type, suffix, bit)                                          \
     const ln_kernel id = {.name = prefix "-" LN_VEC_NAME suffix, .dtype = type, .isa = LN_VEC_ISA | bit, \
-                          .forward = forward, .how = HOW, .bound = bound}
+                          .forward = forward, .how = HOW, .bound = bound, .domain = DOMAIN,          \
+                          .agrees_nonfinite = AGREES_NONFINITE}
 #if defined(__AVX512FP16__)
 #define LN_HALF_KERNEL(id, prefix, type) LN_HALF_KERNEL_ISA(id, prefix, type, "fp16", LN_ISA_AVX512FP16)
 #elif defined(__AVX512BF16__)

@@ -175,7 +175,8 @@ LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v
  * forward(), bound() and HOW. */
 #define LN_VEC_KERNEL(id, prefix, type)                                                       \
     const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, .dtype = type, .isa = LN_VEC_ISA, \
-                          .forward = forward, .how = HOW, .bound = bound}
+                          .forward = forward, .how = HOW, .bound = bound,   \
+                          .domain = DOMAIN, .agrees_nonfinite = AGREES_NONFINITE}
 
 /* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
  * written with ordinary stores before the non-temporal ones. */

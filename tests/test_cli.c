@@ -14,23 +14,9 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "run_lnbench.h"
 #include "tmpdir.h"
 
-static const char *lnbench;
-static char output[16384];
-
-/* Runs lnbench with args (shell syntax), stdout and stderr into `output`; returns the status. */
-static int run(const char *args)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", lnbench, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void expect_usage_error(const char *args, const char *named)
 {

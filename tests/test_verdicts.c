@@ -18,6 +18,7 @@
 #include "bounds.h"
 #include "kernel.h"
 #include "npy.h"
+#include "run_lnbench.h"
 #include "tmpdir.h"
 
 /* A case whose rows are given: each of `rows` rows is `row` (D doubles), stored in dtype t. */
@@ -205,20 +206,6 @@ static void test_user_weights_get_a_verdict(void **state)
 
 /* ---- lnbench accuracy --check ---- */
 
-static const char *lnbench;
-static char output[65536];
-
-static int run(const char *args)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", lnbench, args);
-    FILE *pp = popen(cmd, "r");
-    assert_non_null(pp);
-    size_t n = fread(output, 1, sizeof output - 1, pp);
-    output[n] = 0;
-    int status = pclose(pp);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void test_check_exit_status(void **state)
 {

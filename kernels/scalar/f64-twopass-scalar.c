@@ -1,9 +1,25 @@
 /* Two-pass LayerNorm in double on double storage: the f32-twopass-scalar algorithm with
- * u = 2^-53 throughout. */
+ * u = 2^-53 throughout; rows whose squares overflow or underflow double are redone scaled by a
+ * power of two (f64-fallback.h). */
 #include <math.h>
 
 #include "bounds.h"
+#include "f64-fallback.h"
 #include "kernel.h"
+
+/* The mean of x and the sum of squared deviations about it, every value scaled by s (a power of
+ * two: exact; 1 on ordinary rows, where x * 1 and / 1 are the plain sums); mean unscaled. */
+static void row_stats(const double *x, size_t n, double s, double *mean, double *ss)
+{
+    double sum = 0.0, q = 0.0;
+    for (size_t i = 0; i < n; i++) sum += x[i] * s;
+    *mean = sum / (double)n / s;
+    for (size_t i = 0; i < n; i++) {
+        double d = (x[i] - *mean) * s;
+        q += d * d;
+    }
+    *ss = q;
+}
 
 static void forward(const ln_args *a)
 {
@@ -12,15 +28,15 @@ static void forward(const ln_args *a)
     for (size_t r = 0; r < a->rows; r++) {
         const double *x = (const double *)a->x + r * a->D;
         double *y = (double *)a->y + r * a->D;
-        double sum = 0.0;
-        for (size_t i = 0; i < a->D; i++) sum += x[i];
-        double mean = sum / (double)a->D;
-        double ss = 0.0;
-        for (size_t i = 0; i < a->D; i++) {
-            double d = x[i] - mean;
-            ss += d * d;
+        double mean, ss, rstd;
+        row_stats(x, a->D, 1.0, &mean, &ss);
+        if (ln_f64_stats_usable(mean, ss / (double)a->D, a->eps)) {
+            rstd = 1.0 / sqrt(ss / (double)a->D + a->eps);
+        } else {
+            const double s = ln_f64_rescale(mean, ss / (double)a->D);
+            row_stats(x, a->D, s, &mean, &ss);
+            rstd = ln_f64_rstd_scaled(ss, (double)a->D, a->eps, s);
         }
-        double rstd = 1.0 / sqrt(ss / (double)a->D + a->eps);
         for (size_t i = 0; i < a->D; i++) {
             double v = (x[i] - mean) * rstd;
             if (g) v *= g[i];
@@ -45,6 +61,6 @@ const ln_kernel ln_f64_twopass_scalar = {
     .how = "double sequential sum for the mean, then double sum of squared deviations; "
            "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2, u = 2^-53",
     .bound = bound,
-    .domain = ln_domain_f64_sums,
+    .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,
 };

@@ -1,11 +1,12 @@
 /* Two-pass fp64 LayerNorm, vectorized: the mean from four independent vector accumulators,
  * then the sum of squared deviations about it (fma), then the normalization
  * y = (x - mean) * (rstd * gamma) + beta (one fma). Rows whose squares overflow double (values
- * beyond 2^511) are redone scaled by 2^-512. Included by f64-twopass-avx2.c and
- * f64-twopass-avx512.c. */
+ * beyond 2^511) are redone scaled by 2^-512, rows whose squares underflow scaled by 2^512
+ * (f64-fallback.h). Included by f64-twopass-avx2.c and f64-twopass-avx512.c. */
 #include <math.h>
 
 #include "bounds.h"
+#include "f64-fallback.h"
 #include "vec.h"
 
 #define ACC 4
@@ -83,14 +84,14 @@ static void forward(const ln_args *a)
         double *y = (double *)a->y + r * n;
         double mean = row_sum(x, n, 1.0) / (double)n;
         double ss = row_sq_dev(x, n, mean, 1.0), rstd;
-        if (isfinite(ss) && isfinite(mean)) {
+        if (ln_f64_stats_usable(mean, ss / (double)n, a->eps)) {
             rstd = 1.0 / sqrt(ss / (double)n + a->eps);
         } else {
-            /* overflowed: the same in units of 2^512 (eps underflows there, as it should) */
-            const double s = 0x1p-512;
+            /* overflowed or underflowed: the same in units of 2^512 or 2^-512 */
+            const double s = ln_f64_rescale(mean, ss / (double)n);
             mean = row_sum(x, n, s) / (double)n / s;
             ss = row_sq_dev(x, n, mean, s);
-            rstd = s / sqrt(ss / (double)n + a->eps * s * s);
+            rstd = ln_f64_rstd_scaled(ss, (double)n, a->eps, s);
         }
         normalize(x, y, a->gamma, a->beta, n, mean, rstd);
         if (a->mean) a->mean[r] = mean;
@@ -107,7 +108,7 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(c, kappa, u, u) + ln_bound_var((c + 3.0) * u + dm * dm, u) + ln_bound_epilogue(u, u);
 }
 
-#define DOMAIN ln_domain_f64_sums
+#define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
 #define HOW                                                                                   \
     "fp64 two-pass, 4 vector accumulators for the mean then sum (x-mean)^2 (fma), pairwise " \

@@ -43,18 +43,34 @@ static void alternating(double *row, size_t D, double v)
     if (D % 2) row[D - 1] = 0;
 }
 
-/* The verdict of k on p. */
-static ln_verdict judged(const ln_kernel *k, const ln_prepared *p)
+/* The record agrees with itself: a pass has max_norm <= bound, a fail max_norm > bound. */
+static void check_record(const ln_kernel *k, const ln_errors *e, const ln_verdict *v)
+{
+    if (v->verdict == LN_PASS && !(e->max_norm <= v->bound))
+        fail_msg("%s: pass with max_norm %g > bound %g", k->name, e->max_norm, v->bound);
+    if (v->verdict == LN_FAIL && !isnan(v->bound) && !(e->max_norm > v->bound))
+        fail_msg("%s: fail with max_norm %g <= bound %g", k->name, e->max_norm, v->bound);
+}
+
+/* The verdict of k (its forward run on p's x, then `spoil`, if any, applied to y) on p. */
+static ln_verdict judged_spoiled(const ln_kernel *k, const ln_prepared *p, void (*spoil)(void *y))
 {
     size_t bytes = p->c.rows * p->c.D * ln_fmt(p->c.dtype)->size;
     void *y = malloc(bytes);
     ln_errors e;
     ln_verdict v;
     ln_measure_kernel(k, p, &e, y);
+    if (spoil) {
+        spoil(y);
+        ln_measure_output(p, y, &e);
+    }
     ln_judge(k, p, y, &v);
+    check_record(k, &e, &v);
     free(y);
     return v;
 }
+
+static ln_verdict judged(const ln_kernel *k, const ln_prepared *p) { return judged_spoiled(k, p, NULL); }
 
 /* The two classes for dtype t: squares that fit but whose sum overflows the format (each
  * |x| = 0.75 2^((emax+1)/2), so x^2 = 0.56 2^(emax+1) and two of them overflow), and squares that
@@ -204,6 +220,37 @@ static void test_user_weights_get_a_verdict(void **state)
     ln_prepared_free(&p);
 }
 
+/* A fail is decided row by row, each against its own bound: a small error on a row with a small
+ * bound fails even beside a row whose larger kappa allows more, and the record names that row
+ * and its bound (so max_norm > bound there too). */
+static void spoil_first_row(void *y) { ((float *)y)[1] *= 1.0f + 0x1p-12f; }
+
+static void test_fail_is_per_row(void **state)
+{
+    (void)state;
+    enum { D = 64 };
+    const ln_kernel *k = ln_kernel_find("f32-twopass-scalar");
+    double rows[2 * D];
+    for (size_t i = 0; i < D; i++) {
+        rows[i] = sin(1.0 + (double)i);             /* kappa ~1: bound ~50 u */
+        rows[D + i] = 1e3 + sin(2.0 + (double)i);   /* kappa ~1e3: bound ~1e5 u */
+    }
+    double *data = malloc(sizeof rows);
+    memcpy(data, rows, sizeof rows);
+    ln_case c = {.dtype = LN_F32, .D = D, .rows = 2, .eps = 1e-5, .seed = 1, .affine = 1};
+    c.dist = (ln_dist){.kind = LN_DIST_FILE, .data = data, .file_rows = 2, .file_D = D};
+    ln_prepared p;
+    assert_int_equal(ln_prepare(&c, &p), 0);
+    free(data);
+    ln_verdict clean = judged(k, &p), spoiled = judged_spoiled(k, &p, spoil_first_row);
+    assert_int_equal(clean.verdict, LN_PASS);
+    assert_int_equal(spoiled.verdict, LN_FAIL);
+    assert_int_equal(spoiled.row, 0);
+    assert_int_equal(spoiled.col, 1);
+    assert_true(spoiled.bound < 1e3 && spoiled.error > spoiled.bound && spoiled.error < clean.bound);
+    ln_prepared_free(&p);
+}
+
 /* ---- lnbench accuracy --check ---- */
 
 
@@ -273,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_overflow_and_underflow_rows),
         cmocka_unit_test(test_input_classification),
         cmocka_unit_test(test_user_weights_get_a_verdict),
+        cmocka_unit_test(test_fail_is_per_row),
         cmocka_unit_test(test_check_exit_status),
         cmocka_unit_test(test_summary_shows_nonfinite),
     };

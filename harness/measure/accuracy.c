@@ -301,7 +301,7 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
 {
     *v = (ln_verdict){.verdict = k->bound ? LN_PASS : LN_NONE, .input = LN_INPUT_OK, .domain = "ok", .bound = NAN,
                       .error = NAN};
-    double worst_ratio = -1, case_bound = 0;
+    double worst_ratio = -1, case_bound = 0, worst_bound = NAN, worst_error = NAN;
     const char *outside = NULL;
     int broke_promise = 0;
     for (size_t r = 0; r < p->c.rows; r++)
@@ -323,16 +323,23 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
         double ratio = broken ? INFINITY : dom ? 0 : error / bound;
         if (!dom) case_bound = fmax(case_bound, bound);
         broke_promise |= broken;
-        if (ratio > worst_ratio) worst_ratio = ratio, v->row = r, v->col = col;
+        if (ratio > worst_ratio) worst_ratio = ratio, v->row = r, v->col = col, worst_bound = bound, worst_error = error;
     }
     if (!k->bound) {
         if (outside) v->verdict = LN_OUTSIDE, v->domain = outside;
         return;
     }
-    if (broke_promise) v->verdict = LN_FAIL;
-    else if (outside) v->verdict = LN_OUTSIDE;
     if (outside) v->domain = outside;
-    else v->bound = case_bound;
+    if (broke_promise) {
+        /* the failing row's own error and bound, so the error exceeds the bound in the record too */
+        v->verdict = LN_FAIL;
+        v->error = worst_error;
+        v->bound = outside ? NAN : worst_bound;
+    } else if (outside) {
+        v->verdict = LN_OUTSIDE;
+    } else {
+        v->bound = case_bound; /* every row within its own bound, so within the largest */
+    }
 }
 
 double ln_kappa_max(const ln_prepared *p)

@@ -58,9 +58,11 @@ typedef struct {
     ln_input input;        /* the case's worst row's input status (first non-ok row) */
     const char *domain;    /* "ok", or the condition that failed: a kernel's domain name, or
                             * "input-<status>" for a degenerate input */
-    double bound;          /* u: the largest row bound, bound(D, kappa) x ln_affine_factor; NaN
-                            * when the case is outside or the kernel claims none */
-    double error;          /* the normwise error compared (max_norm; Inf with non-finite outputs) */
+    double bound;          /* u: bound(D, kappa) x ln_affine_factor of the failing row for a fail,
+                            * the largest row bound for a pass; NaN when the case is outside or
+                            * the kernel claims none */
+    double error;          /* normwise error in u (Inf with non-finite outputs): the failing row's
+                            * for a fail, else the largest over rows */
     size_t row, col;       /* the deciding row (largest error over bound, or a non-finite output)
                             * and its element with the largest error */
 } ln_verdict;

@@ -81,7 +81,8 @@ const ln_kernel ln_f32_cascade_scalar = {
     .dtype = LN_F32,
     .forward = forward,
     .how = "fp32 Welford over chunks of 16, chunks merged pairwise (Chan) in a binary-counter "
-           "cascade, PyTorch-CPU-like; var rel. error ~(16 + 4 c log2(n/16)) kappa u, c ~ 24",
+           "cascade, PyTorch-CPU-like; var rel. error ~(16 + 4 c log2(n/16)) kappa u, c ~ 24; rows "
+           "whose sums overflow or squares underflow redone in double",
     .bound = bound,
     .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,

@@ -53,7 +53,8 @@ const ln_kernel ln_f32_kahan_scalar = {
     .dtype = LN_F32,
     .forward = forward,
     .how = "two-pass with Neumaier-compensated fp32 sums for the mean and the squared deviations; "
-           "mean error (2 + n^2 u) u (|mean| + sigma), var rel. error (4 + n^2 u) u",
+           "mean error (2 + n^2 u) u (|mean| + sigma), var rel. error (4 + n^2 u) u; rows whose sums "
+           "overflow or squares underflow redone in double",
     .bound = bound,
     .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,

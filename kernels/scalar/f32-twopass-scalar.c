@@ -33,7 +33,8 @@ const ln_kernel ln_f32_twopass_scalar = {
     .dtype = LN_F32,
     .forward = forward,
     .how = "fp32 sequential sum for the mean, then fp32 sum of squared deviations; "
-           "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2",
+           "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2; rows whose sums "
+           "overflow or squares underflow redone in double",
     .bound = bound,
     .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,

@@ -33,7 +33,8 @@ const ln_kernel ln_f32_welford_scalar = {
     .dtype = LN_F32,
     .forward = forward,
     .how = "one pass of Welford's updates in fp32 (running mean and M2); "
-           "mean error ~(2n/3) u (|mean| + sigma), var rel. error ~n (kappa + 4) u",
+           "mean error ~(2n/3) u (|mean| + sigma), var rel. error ~n (kappa + 4) u; rows whose sums "
+           "overflow or squares underflow redone in double",
     .bound = bound,
     .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,

@@ -59,7 +59,8 @@ const ln_kernel ln_f64_twopass_scalar = {
     .dtype = LN_F64,
     .forward = forward,
     .how = "double sequential sum for the mean, then double sum of squared deviations; "
-           "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2, u = 2^-53",
+           "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2, u = 2^-53; rows "
+           "whose squares overflow or underflow redone scaled by 2^-+512",
     .bound = bound,
     .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,

@@ -130,4 +130,4 @@ static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4
 #define HOW                                                                                       \
     "fp32 two-pass as f32-twopass (bit-identical) in a 3-row pipeline: one loop normalizes row " \
     "r, sums (x-mean)^2 of r+1 and x of r+2; non-temporal stores above 32 MiB; var rel. error " \
-    "<= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2"
+    "<= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2; overflow or underflow rows redone in double"

@@ -326,4 +326,5 @@ static double bound(size_t n, double kappa)
 #define HOW                                                                                       \
     "fp32 shifted data, one pass: K = mean of the first W x, S1 = sum(x-K), S2 = sum(x-K)^2 in " \
     "4 vector accumulators; var = S2/n - (S1/n)^2; rows with (S1/n)^2 > var redone two-pass; "   \
-    "2-row pipeline (normalize r, sums of r+1); var rel. error <= 10 (n/(4W)+3) u"
+    "2-row pipeline (normalize r, sums of r+1); var rel. error <= 10 (n/(4W)+3) u; overflow or " \
+    "underflow rows redone in double"

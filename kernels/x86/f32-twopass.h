@@ -24,4 +24,5 @@ static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4
 #define AGREES_NONFINITE 0
 #define HOW                                                                                    \
     "fp32 two-pass, 4 vector accumulators for the mean then for sum (x-mean)^2 (fma), lanes " \
-    "added in double; var rel. error <= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2"
+    "added in double; var rel. error <= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2; overflow or "  \
+    "underflow rows redone in double"

@@ -102,4 +102,4 @@ static double bound(size_t n, double kappa)
 #define AGREES_NONFINITE 0
 #define HOW                                                                                       \
     "fp32 Welford per lane (4 vector sets, shared 1/k), sets and lanes merged by Chan's formula; " \
-    "M2 rel. error <= 4 (n/(4W) + 2 log2(4W)) kappa u"
+    "M2 rel. error <= 4 (n/(4W) + 2 log2(4W)) kappa u; overflow or underflow rows redone in double"

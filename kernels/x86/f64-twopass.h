@@ -112,4 +112,5 @@ static double bound(size_t n, double kappa)
 #define AGREES_NONFINITE 0
 #define HOW                                                                                   \
     "fp64 two-pass, 4 vector accumulators for the mean then sum (x-mean)^2 (fma), pairwise " \
-    "lane sums; var rel. error <= (n/(4W)+log2(4W)+5) u + (n/(4W)+log2(4W)+2)^2 kappa^2 u^2"
+    "lane sums; var rel. error <= (n/(4W)+log2(4W)+5) u + (n/(4W)+log2(4W)+2)^2 kappa^2 u^2; " \
+    "rows whose squares overflow or underflow redone scaled by 2^-+512"

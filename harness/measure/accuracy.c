@@ -302,7 +302,7 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
     *v = (ln_verdict){.verdict = k->bound ? LN_PASS : LN_NONE, .input = LN_INPUT_OK, .domain = "ok", .bound = NAN,
                       .error = NAN};
     double worst_ratio = -1, case_bound = 0, worst_bound = NAN, worst_error = NAN;
-    const char *outside = NULL;
+    const char *outside = NULL, *worst_domain = NULL;
     int broke_promise = 0;
     for (size_t r = 0; r < p->c.rows; r++)
         if (p->input && p->input[r] != LN_INPUT_OK) {
@@ -319,24 +319,29 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
         /* Outside its domain, a kernel that agrees on non-finite outputs still must, on finite inputs. */
         int broken = v->input != LN_INPUT_OK ? 0
                      : dom ? mismatch && k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0
-                           : !(error <= bound);
+                           : error > bound;
         double ratio = broken ? INFINITY : dom ? 0 : error / bound;
         if (!dom) case_bound = fmax(case_bound, bound);
         broke_promise |= broken;
-        if (ratio > worst_ratio) worst_ratio = ratio, v->row = r, v->col = col, worst_bound = bound, worst_error = error;
+        if (ratio > worst_ratio) {
+            worst_ratio = ratio, worst_bound = bound, worst_error = error, worst_domain = dom;
+            v->row = r, v->col = col;
+        }
     }
     if (!k->bound) {
         if (outside) v->verdict = LN_OUTSIDE, v->domain = outside;
         return;
     }
-    if (outside) v->domain = outside;
     if (broke_promise) {
-        /* the failing row's own error and bound, so the error exceeds the bound in the record too */
+        /* the failing row's own error, bound and domain ("ok" inside it), so the error exceeds
+         * the bound in the record too */
         v->verdict = LN_FAIL;
         v->error = worst_error;
-        v->bound = outside ? NAN : worst_bound;
+        v->bound = worst_bound;
+        if (worst_domain) v->domain = worst_domain;
     } else if (outside) {
         v->verdict = LN_OUTSIDE;
+        v->domain = outside;
     } else {
         v->bound = case_bound; /* every row within its own bound, so within the largest */
     }

@@ -14,15 +14,15 @@
 #include <unistd.h>
 
 #include "npy.h"
-#include "run_lnbench.h"
+#include "lnbench_run.h"
 #include "tmpdir.h"
 
 
 static void expect_usage_error(const char *args, const char *named)
 {
-    int status = run(args);
-    if (status != 2) fail_msg("'%s': exit status %d, expected 2; output: %s", args, status, output);
-    if (!strstr(output, named)) fail_msg("'%s': message does not name '%s': %s", args, named, output);
+    int status = run("%s", args);
+    if (status != 2) fail_msg("'%s': exit status %d, expected 2; output: %s", args, status, run_output);
+    if (!strstr(run_output, named)) fail_msg("'%s': message does not name '%s': %s", args, named, run_output);
 }
 
 static void write_bytes(const char *p, const void *data, size_t n)
@@ -88,7 +88,7 @@ static void test_help_lists_every_flag(void **state)
     const char *flags[] = {"--kernels", "--dist", "--D", "--rows", "--eps", "--seed", "--no-affine",
                            "--gamma", "--beta", "--out", "--dump", "--quiet", "--help", "default"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        if (!strstr(output, flags[i])) fail_msg("--help does not mention %s", flags[i]);
+        if (!strstr(run_output, flags[i])) fail_msg("--help does not mention %s", flags[i]);
 }
 
 /* `lnbench list` under an LNBENCH_ISA cap: the "here" column of every kernel, the oneDNN peer's
@@ -101,9 +101,9 @@ static void test_list_follows_isa_cap(void **state)
         setenv("LNBENCH_ISA", caps[c], 1);
         int status = run("list");
         unsetenv("LNBENCH_ISA");
-        if (status != 0) fail_msg("LNBENCH_ISA=%s lnbench list: exit %d: %s", caps[c], status, output);
+        if (status != 0) fail_msg("LNBENCH_ISA=%s lnbench list: exit %d: %s", caps[c], status, run_output);
         size_t rows = 0;
-        for (char *line = strtok(output, "\n"); line; line = strtok(NULL, "\n")) {
+        for (char *line = strtok(run_output, "\n"); line; line = strtok(NULL, "\n")) {
             char name[64], dtype[16], alg[32], isa[32], here[8];
             if (sscanf(line, "%63s %15s %31s %31s %7s", name, dtype, alg, isa, here) != 5) continue;
             if (strcmp(here, "yes") != 0 && strcmp(here, "no") != 0) continue; /* the header */
@@ -135,7 +135,7 @@ static size_t count_lines(const char *p, char *first, size_t len)
 
 static const char header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
-    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,ref_seconds,bound,verdict,domain,input\n";
+    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,bound,verdict,domain,input,ref_seconds\n";
 
 static void test_good_run(void **state)
 {
@@ -145,8 +145,8 @@ static void test_good_run(void **state)
              "accuracy --kernels f32-twopass-scalar,f64-twopass-scalar --dist normal,const --D 8,33 --rows 2 "
              "--eps 1e-5,0 --out %s --dump %s --quiet",
              test_path("acc.csv"), test_path("dump"));
-    int status = run(args);
-    if (status != 0) fail_msg("exit %d: %s", status, output);
+    int status = run("%s", args);
+    if (status != 0) fail_msg("exit %d: %s", status, run_output);
     /* 2 kernels x 2 dists x 2 D x 2 eps */
     assert_int_equal(count_lines(test_path("acc.csv"), first, sizeof first), 1 + 16);
     assert_string_equal(first, header);
@@ -178,21 +178,21 @@ static void test_interrupt_keeps_completed_rows(void **state)
     /* The first progress line on stderr comes after the handler is installed: interrupt then,
      * not after a fixed sleep that a loaded machine may outlast or not reach. */
     size_t got = 0;
-    for (ssize_t n; got < sizeof output - 1 && !memchr(output, '\n', got) &&
-                    (n = read(fds[0], output + got, sizeof output - 1 - got)) > 0;)
+    for (ssize_t n; got < sizeof run_output - 1 && !memchr(run_output, '\n', got) &&
+                    (n = read(fds[0], run_output + got, sizeof run_output - 1 - got)) > 0;)
         got += (size_t)n;
     kill(pid, SIGINT);
     int status;
     waitpid(pid, &status, 0);
-    for (ssize_t n; got < sizeof output - 1 && (n = read(fds[0], output + got, sizeof output - 1 - got)) > 0;)
+    for (ssize_t n; got < sizeof run_output - 1 && (n = read(fds[0], run_output + got, sizeof run_output - 1 - got)) > 0;)
         got += (size_t)n;
-    output[got] = 0;
+    run_output[got] = 0;
     close(fds[0]);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 130)
-        fail_msg("status %#x (want exit 130), stderr: %s", status, output);
+        fail_msg("status %#x (want exit 130), stderr: %s", status, run_output);
     size_t done = 0, total = 0;
-    const char *msg = strstr(output, "interrupted: ");
-    if (!msg || sscanf(msg, "interrupted: %zu of %zu", &done, &total) != 2) fail_msg("no count: %s", output);
+    const char *msg = strstr(run_output, "interrupted: ");
+    if (!msg || sscanf(msg, "interrupted: %zu of %zu", &done, &total) != 2) fail_msg("no count: %s", run_output);
     assert_int_equal(total, 12);
     assert_true(done < total);
     char first[4096];

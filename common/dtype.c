@@ -3,17 +3,10 @@
 #include <math.h>
 #include <string.h>
 
-const ln_format ln_formats[LN_NDTYPES] = {
-    [LN_F64] = {"f64", 53, -1022, 1023, 8},
-    [LN_F32] = {"f32", 24, -126, 127, 4},
-    [LN_F16] = {"f16", 11, -14, 15, 2},
-    [LN_BF16] = {"bf16", 8, -126, 127, 2},
-};
-
 int ln_dtype_parse(const char *s)
 {
     for (int t = 0; t < LN_NDTYPES; t++)
-        if (strcmp(s, ln_formats[t].name) == 0) return t;
+        if (strcmp(s, ln_fmt((ln_dtype)t)->name) == 0) return t;
     return -1;
 }
 
@@ -74,10 +67,10 @@ static double decode16(const ln_format *f, uint16_t h)
     return s * ldexp(frac + ldexp(1.0, f->p - 1), ef - bias - (f->p - 1));
 }
 
-uint16_t ln_f64_to_f16(double v) { return encode16(&ln_formats[LN_F16], round_to_format(&ln_formats[LN_F16], v)); }
-uint16_t ln_f64_to_bf16(double v) { return encode16(&ln_formats[LN_BF16], round_to_format(&ln_formats[LN_BF16], v)); }
-double ln_f16_to_f64(uint16_t h) { return decode16(&ln_formats[LN_F16], h); }
-double ln_bf16_to_f64(uint16_t h) { return decode16(&ln_formats[LN_BF16], h); }
+uint16_t ln_f64_to_f16(double v) { return encode16(ln_fmt(LN_F16), round_to_format(ln_fmt(LN_F16), v)); }
+uint16_t ln_f64_to_bf16(double v) { return encode16(ln_fmt(LN_BF16), round_to_format(ln_fmt(LN_BF16), v)); }
+double ln_f16_to_f64(uint16_t h) { return decode16(ln_fmt(LN_F16), h); }
+double ln_bf16_to_f64(uint16_t h) { return decode16(ln_fmt(LN_BF16), h); }
 
 double ln_load(ln_dtype t, const void *p, size_t i)
 {

@@ -16,9 +16,18 @@ typedef struct {
     size_t size;       /* bytes per element */
 } ln_format;
 
-extern const ln_format ln_formats[LN_NDTYPES];
-
-static inline const ln_format *ln_fmt(ln_dtype t) { return &ln_formats[t]; }
+/* The formats' table lives here, header-only, so that code linked against nothing of lnbench
+ * (a plugin kernel using kernels/bounds.h's domains) can read it too. */
+static inline const ln_format *ln_fmt(ln_dtype t)
+{
+    static const ln_format formats[LN_NDTYPES] = {
+        [LN_F64] = {"f64", 53, -1022, 1023, 8},
+        [LN_F32] = {"f32", 24, -126, 127, 4},
+        [LN_F16] = {"f16", 11, -14, 15, 2},
+        [LN_BF16] = {"bf16", 8, -126, 127, 2},
+    };
+    return &formats[t];
+}
 
 /* "f32" -> LN_F32; -1 if unknown. */
 int ln_dtype_parse(const char *s);

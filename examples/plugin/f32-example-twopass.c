@@ -43,6 +43,7 @@ static const ln_kernel example = {
     .how = "plugin example: fp32 sequential sum for the mean, then fp32 sum of squared deviations; "
            "the two-pass bound n u + n^2 kappa^2 u^2",
     .bound = bound,
+    .domain = ln_domain_f32_sums, /* no fallback: fp32 sums must not overflow, squares not underflow */
 };
 
 static const ln_kernel *const kernels[] = {&example};

@@ -18,7 +18,7 @@
 #include "bounds.h"
 #include "kernel.h"
 #include "npy.h"
-#include "run_lnbench.h"
+#include "lnbench_run.h"
 #include "tmpdir.h"
 
 /* A case whose rows are given: each of `rows` rows is `row` (D doubles), stored in dtype t. */
@@ -262,12 +262,12 @@ static void test_check_exit_status(void **state)
     snprintf(args, sizeof args, "accuracy --check --quiet --kernels 'f32-*-scalar,f64-*' --dist normal,huge --D 2,768 "
                                 "--eps 1e-5,0 --rows 2 --out %s",
              test_path("clean.csv"));
-    int status = run(args);
-    if (status != 0) fail_msg("clean sweep: exit %d: %s", status, output);
-    assert_non_null(strstr(output, "check: 0 of"));
+    int status = run("%s", args);
+    if (status != 0) fail_msg("clean sweep: exit %d: %s", status, run_output);
+    assert_non_null(strstr(run_output, "check: 0 of"));
     /* bad input: 2 */
     snprintf(args, sizeof args, "accuracy --check --D 0 --out %s", test_path("never.csv"));
-    assert_int_equal(run(args), 2);
+    assert_int_equal(run("%s", args), 2);
     /* a failing case: the oneDNN peer on a row whose squares fit but whose sum does not */
     const ln_kernel *peer = ln_kernel_find("ext-onednn-f32");
     if (!peer || !ln_kernel_available(peer)) {
@@ -279,11 +279,11 @@ static void test_check_exit_status(void **state)
     snprintf(args, sizeof args, "accuracy --check --quiet --kernels ext-onednn-f32,f32-twopass-scalar --no-affine "
                                 "--dist file:%s --out %s",
              test_path("overflow.npy"), test_path("fail.csv"));
-    status = run(args);
-    if (status != 1) fail_msg("failing case: exit %d, expected 1: %s", status, output);
-    const char *line = strstr(output, "FAIL ext-onednn-f32 f32");
-    if (!line || !strstr(line, "row 0 col ") || !strstr(line, "--dump lnbench-dump") || strstr(output, "FAIL f32-"))
-        fail_msg("failure lines: %s", output);
+    status = run("%s", args);
+    if (status != 1) fail_msg("failing case: exit %d, expected 1: %s", status, run_output);
+    const char *line = strstr(run_output, "FAIL ext-onednn-f32 f32");
+    if (!line || !strstr(line, "row 0 col ") || !strstr(line, "--dump lnbench-dump") || strstr(run_output, "FAIL f32-"))
+        fail_msg("failure lines: %s", run_output);
     assert_no_temp_files();
 }
 
@@ -301,8 +301,8 @@ static void test_summary_shows_nonfinite(void **state)
     fclose(f);
     char args[1024];
     snprintf(args, sizeof args, "summary --accuracy %s --bench %s", test_path("acc.csv"), test_path("none.csv"));
-    assert_int_equal(run(args), 0);
-    const char *line = strstr(output, "f32-kahan-scalar");
+    assert_int_equal(run("%s", args), 0);
+    const char *line = strstr(run_output, "f32-kahan-scalar");
     assert_non_null(line);
     char name[64], dist[64], mean[32], max[32];
     double nonfinite, fails;

@@ -17,6 +17,7 @@
 #include <ATen/ops/ones.h>
 #include <c10/util/Exception.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,7 +34,8 @@ at::ScalarType scalar_type(ln_dtype t)
 }
 
 // Tensors wrapping caller buffers, cached per (pointer, shape, dtype): a hit costs a compare,
-// a miss a from_blob (a few hundred ns). The tensors do not own their memory.
+// a miss a from_blob (a few hundred ns). The tensors do not own their memory. Per thread, as
+// the stats below: `lnbench bench --threads N` calls the kernel from N threads at once.
 struct view_entry {
     const void *ptr = nullptr;
     int64_t rows = 0, D = 0;
@@ -41,8 +43,8 @@ struct view_entry {
     at::Tensor tensor;
 };
 constexpr int kViews = 16;
-view_entry views[kViews];
-int views_next;
+thread_local view_entry views[kViews];
+thread_local int views_next;
 
 at::Tensor view(const void *p, int64_t rows, int64_t D, ln_dtype t)
 {
@@ -66,7 +68,7 @@ struct stats_entry {
     ln_dtype t = LN_F32;
     at::Tensor mean, rstd;
 };
-stats_entry stats;
+thread_local stats_entry stats;
 
 void stats_for(int64_t rows, ln_dtype t)
 {
@@ -82,24 +84,25 @@ void stats_for(int64_t rows, ln_dtype t)
 // ATEN_CPU_CAPABILITY or else the CPU: set that variable first, from the same features (capped
 // by LNBENCH_ISA) and the same tests (AVX-512 F/BW/VL/DQ, AVX2 + FMA) ATen applies, so the
 // capability in use is known (ATen 1.13 has no call that reports it).
-const char *capability;
-
-void init_once()
+// Decided once per process (a function-local static: thread-safe initialization).
+const char *capability()
 {
-    if (capability) return;
-    const char *env = getenv("ATEN_CPU_CAPABILITY");
-    if (!env || !*env) {
-        unsigned f = ln_cpu_features();
-        env = (f & LN_ISA_AVX512) ? "avx512" : (f & LN_ISA_AVX2) ? "avx2" : "default";
-        setenv("ATEN_CPU_CAPABILITY", env, 1);
-    }
-    capability = env;
-    at::set_num_threads(1);
+    static const char *const cap = [] {
+        const char *env = getenv("ATEN_CPU_CAPABILITY");
+        if (!env || !*env) {
+            unsigned f = ln_cpu_features();
+            env = (f & LN_ISA_AVX512) ? "avx512" : (f & LN_ISA_AVX2) ? "avx2" : "default";
+            setenv("ATEN_CPU_CAPABILITY", env, 1);
+        }
+        return env;
+    }();
+    return cap;
 }
 
+// One intra-op thread for calls from this thread (OpenMP's team size is the caller's).
 void one_thread()
 {
-    init_once();
+    capability();
     if (at::get_num_threads() != 1) at::set_num_threads(1);
 }
 
@@ -154,19 +157,20 @@ extern "C" void ln_torch_forward_op(const ln_args *a, ln_dtype t, const char *na
 
 extern "C" int ln_torch_usable(ln_dtype t)
 {
-    static char known[LN_NDTYPES]; // per dtype: 0 not asked yet, 1 no, 2 yes
+    static std::atomic<char> known[LN_NDTYPES]; // per dtype: 0 not asked yet, 1 no, 2 yes
     if (known[t]) return known[t] == 2;
-    known[t] = 1;
+    char ok = 1;
     one_thread();
     try {
         auto opts = at::TensorOptions().dtype(scalar_type(t));
         at::Tensor x = at::ones({2, 8}, opts), y = at::empty({2, 8}, opts);
         at::Tensor mean = at::empty({2}, opts), rstd = at::empty({2}, opts);
         at::native::LayerNormKernel(at::kCPU, x, at::Tensor(), at::Tensor(), 2, 8, 1e-5, &y, &mean, &rstd);
-        known[t] = 2;
+        ok = 2;
     } catch (const c10::Error &) {
     }
-    return known[t] == 2;
+    known[t] = ok;
+    return ok == 2;
 }
 
 extern "C" int ln_torch_num_threads(void)
@@ -177,6 +181,5 @@ extern "C" int ln_torch_num_threads(void)
 
 extern "C" const char *ln_torch_capability(void)
 {
-    init_once();
-    return capability;
+    return capability();
 }

@@ -1,8 +1,10 @@
 # lnbench: `make` builds ./lnbench, `make test` runs the tests, `make bench` the main job,
 # `make hunt` the worst-case search, `make plugin-example` the example plugin.
-# Options: CC=clang, NATIVE=1 (-march=native), SAN=1 (ASan + UBSan), WERROR=1, BUILD=dir, QUICK=1 (bench).
+# Options: CC=clang, NATIVE=1 (-march=native), SAN=1 (ASan + UBSan), WERROR=1, BUILD=dir, QUICK=1 (bench),
+# PEERS=torch (installs libtorch-dev: PyTorch's layer norm as a peer; TORCH= leaves it out).
 
 CC ?= cc
+comma := ,
 CXX ?= g++
 ifeq ($(origin CC),default)
 CC := cc
@@ -51,7 +53,7 @@ endif
 # Install missing Debian packages before anything below looks for them (a fresh machine's
 # first `make test` or `make bench` must just work); silent when nothing is missing.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-$(shell scripts/install-deps.sh >&2)
+$(shell LNBENCH_PEERS=$(PEERS) scripts/install-deps.sh >&2)
 ifneq ($(.SHELLSTATUS),0)
 $(error scripts/install-deps.sh failed: see its message above)
 endif
@@ -59,6 +61,9 @@ endif
 
 X86 := $(if $(filter x86_64% i686% i386%,$(shell $(CC) -dumpmachine)),1,)
 ONEDNN := $(if $(wildcard /usr/include/oneapi/dnnl/dnnl.h),1,)
+# PyTorch's layer norm as a peer (ext-torch-*) where Debian's libtorch-dev is installed: an
+# opt-in (`make bench PEERS=torch` installs it), see docs/peers.md.
+TORCH := $(if $(wildcard /usr/include/ATen/native/layer_norm.h),1,)
 
 GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 GBENCH_VERSION := $(shell pkg-config --modversion benchmark 2>/dev/null || echo unknown)
@@ -67,6 +72,10 @@ DEFS := -DLN_GIT_COMMIT='"$(GIT_COMMIT)"' -DLN_GBENCH_VERSION='"$(GBENCH_VERSION
 ifeq ($(ONEDNN),1)
 DEFS += -DLN_HAVE_ONEDNN=1
 LDLIBS += -ldnnl
+endif
+ifeq ($(TORCH),1)
+DEFS += -DLN_HAVE_TORCH=1
+LDLIBS += -ltorch_cpu -lc10
 endif
 
 # harness/output/meta.c writes the commit and the flags into every results file: it is rebuilt when they
@@ -85,8 +94,9 @@ LDFLAGS += $(SANFLAGS)
 
 LIB_C := $(wildcard common/*.c kernels/*.c kernels/scalar/*.c reference/*.c) \
          $(filter-out harness/main.c,$(wildcard $(HARNESS_DIRS:%=%/*.c))) \
-         $(if $(X86),$(wildcard kernels/x86/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*.c))
-LIB_CC := $(wildcard $(HARNESS_DIRS:%=%/*.cc))
+         $(if $(X86),$(wildcard kernels/x86/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*onednn*.c)) \
+         $(if $(TORCH),$(wildcard kernels/ext/*torch*.c))
+LIB_CC := $(wildcard $(HARNESS_DIRS:%=%/*.cc)) $(if $(TORCH),kernels/ext/torch.cc)
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CC:%.cc=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -97,6 +107,9 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 ISA_NAMES := $(shell sed -n 's/^LN_ISA.\([a-z0-9_]*\),.*/\1/p' kernels/isa.def)
 $(foreach i,$(ISA_NAMES),$(eval $$(BUILD)/kernels/x86/%-$(i).o: ISAFLAGS = \
     $(shell sed -n 's/^LN_ISA.$(i),.*"\(.*\)".$$/\1/p' kernels/isa.def)))
+# UBSan's C++-only checks (vptr; clang's function) need the C++ sanitizer runtime, which the
+# C-linked test and fuzz binaries lack; libtorch is not instrumented anyway.
+$(BUILD)/kernels/ext/torch.o: CXXFLAGS += $(if $(SANFLAGS),-fno-sanitize=vptr$(if $(filter clang%,$(CXX)),$(comma)function))
 
 .PHONY: all test clean fuzz
 all: lnbench

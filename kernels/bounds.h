@@ -83,6 +83,24 @@ static inline double ln_bound_welford_var(double n, double kappa)
     return n * (kappa + 4.0) + 8.0 * sqrt(n * (1.0 + log(n > 1 ? n : 1))) + 3.0;
 }
 
+/* Welford over chunks of `chunk` elements, then the chunks' (count, mean, M2) merged with Chan's
+ * formula, no element passing through more than `levels` merges. Chunks (Welford blocks above at
+ * n = chunk): their mean errors average to at most 1.5 c_W ua (|mean| + sigma) (Cauchy-Schwarz
+ * over the chunks' means and spreads), their M2 errors to the Welford relative error at
+ * n = chunk with kappa the row's. Each merge level adds 4 ua (|mean| + sigma) to the mean (the
+ * add, and three roundings on delta nb / n <= the children's spread) and to S 8 ua relative
+ * (six roundings in delta^2 na nb / n, two additions) plus the children's mean errors through
+ * delta: 2 |delta| nb |e_a - e_b| summed over a level is at most 4 c ua (kappa + 1) S, c the
+ * children's mean constant. */
+static inline double ln_bound_cascade(double chunk, double levels, double kappa, double ua, double us)
+{
+    double c = 1.5 * ln_bound_welford_mean_c(chunk);
+    double r = ln_bound_welford_var(chunk, kappa);
+    for (double l = 0; l < levels; l++, c += 4) r += 4 * c * (kappa + 1) + 8;
+    double dm = c * ua * (kappa + 1);
+    return ln_bound_mean(c, kappa, ua, us) + ln_bound_var(r * ua + dm * dm, us) + ln_bound_epilogue(ua, us);
+}
+
 /* ---- Any gamma and beta ----
  * Every term above is an error in xhat carried to y by gamma (absolute: gain
  * max|gamma| / max|y|; relative: gain max|gamma xhat| / max|y|) or a rounding of y itself

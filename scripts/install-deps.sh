@@ -14,6 +14,14 @@ gnuplot-nox:/usr/bin/gnuplot
 g++:/usr/bin/g++
 pkg-config:/usr/bin/pkg-config
 "
+# Opt-in peers (LNBENCH_PEERS, from `make PEERS=...`, comma-separated): libtorch-dev pulls in
+# ~160 packages (~110 s here), too much for every fresh `make bench` (docs/peers.md).
+for p in $(echo "${LNBENCH_PEERS:-}" | tr , ' '); do
+    case "$p" in
+    torch) needs="$needs libtorch-dev:/usr/include/ATen/native/layer_norm.h" ;;
+    *) echo "install-deps: unknown peer '$p' in PEERS (known: torch)" >&2; exit 1 ;;
+    esac
+done
 [ "$LNBENCH_FUZZ_DEPS" = 1 ] && needs="$needs clang:/usr/bin/clang libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"
 
 missing=""

@@ -57,23 +57,11 @@ static void forward(const ln_args *a)
     }
 }
 
-/* Chunks (Welford blocks of bounds.h at n = CHUNK): their mean errors average to at most
- * 1.5 c_W u (|mean| + sigma) (Cauchy-Schwarz over the chunks' means and spreads), their M2
- * errors to the Welford relative error at n = CHUNK with kappa the row's. Each of the
- * L = ceil(log2(chunks)) merge levels adds 4 u (|mean| + sigma) to the mean (the add, and three
- * roundings on delta nb / n <= the children's spread) and to S 8 u relative (six roundings in
- * delta^2 na nb / n, two additions) plus the children's mean errors through delta:
- * 2 |delta| nb |e_a - e_b| summed over a level is at most 4 c u (kappa + 1) S, c the
- * children's mean constant. */
+/* bounds.h's cascade: chunks of CHUNK, ceil(log2(chunks)) merge levels. */
 static double bound(size_t n, double kappa)
 {
-    const double u = 0x1p-24;
     double chunks = ceil((double)n / CHUNK), levels = chunks > 1 ? ceil(log2(chunks)) : 0;
-    double c = 1.5 * ln_bound_welford_mean_c(n < CHUNK ? (double)n : CHUNK);
-    double r = ln_bound_welford_var(n < CHUNK ? (double)n : CHUNK, kappa);
-    for (double l = 0; l < levels; l++, c += 4) r += 4 * c * (kappa + 1) + 8;
-    double dm = c * u * (kappa + 1);
-    return ln_bound_mean(c, kappa, u, u) + ln_bound_var(r * u + dm * dm, u) + ln_bound_epilogue(u, u);
+    return ln_bound_cascade(n < CHUNK ? (double)n : CHUNK, levels, kappa, 0x1p-24, 0x1p-24);
 }
 
 const ln_kernel ln_f32_cascade_scalar = {

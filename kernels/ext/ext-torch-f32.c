@@ -1,0 +1,22 @@
+/* PyTorch's fp32 layer norm (libtorch 1.13, ATen's CPU kernel) as a peer: the caller's buffers
+ * wrapped as tensors, y written in place of a new tensor, one thread (see torch.h). */
+#include "torch.h"
+
+static int usable(void) { return ln_torch_usable(LN_F32); }
+
+static void forward(const ln_args *a) { ln_torch_forward(a, LN_F32, "ext-torch-f32"); }
+
+const ln_kernel ln_ext_torch_f32 = {
+    .name = "ext-torch-f32",
+    .dtype = LN_F32,
+    .isa = 0,
+    .forward = forward,
+    .how = "PyTorch 1.13 CPU layer norm (at::native::LayerNormKernel on the caller's buffers, one "
+           "thread): fp32 Welford per vector lane over chunks of 16, cascaded (Chan), lanes merged "
+           "in turn; y = x*rstd + (-rstd*mean); var rel. error ~(16 + 4 c (log2(n/256) + 16)) kappa u",
+    .bound = ln_torch_f32_bound,
+    .domain = ln_domain_any_row,
+    .agrees_nonfinite = 0,
+    .external = 1,
+    .usable = usable,
+};

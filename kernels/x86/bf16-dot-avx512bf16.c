@@ -15,7 +15,7 @@
  * rows whose fp32 sums overflow. */
 #include "half-twopass.h"
 
-static inline __mmask32 mask32(size_t n) { return n >= 32 ? 0xffffffffu : hb_mask(n); }
+static inline __mmask32 mask32(size_t n) { return n >= 32 ? 0xffffffffu : half_block_mask(n); }
 
 /* The 32 bf16 of v widened to two fp32 vectors (elements 0-15, 16-31). */
 static inline void widen(__m512i v, __m512 *lo, __m512 *hi)

@@ -148,12 +148,13 @@ static inline const char *ln_domain_common(const ln_row_facts *f)
 
 /* Conditions of statistics accumulated in format acc without a fallback: the sum of x and the
  * sum of squares (of x or of deviations, |x - mean| <= max|x| + |mean|) must stay below acc's
- * overflow threshold, and var + eps far enough above acc's smallest normal that squares lost to
- * underflow (or flushed) cost under u/16. */
+ * overflow threshold, eps must be an acc number (not rounded to Inf), and var + eps far enough
+ * above acc's smallest normal that squares lost to underflow (or flushed) cost under u/16. */
 static inline const char *ln_domain_sums(const ln_row_facts *f, ln_dtype acc)
 {
     const ln_format *a = ln_fmt(acc);
     double n = (double)f->D, dev = f->max_abs_x + fabs(f->mean), top = ldexp(1.0, a->emax);
+    if (!(f->eps < top * (1 - ldexp(1.0, -a->p - 1)))) return "eps-overflow"; /* eps rounds to Inf in acc */
     if (n * f->max_abs_x >= top) return "sum-overflow";
     if (n * dev * dev >= top) return "sumsq-overflow";
     if (f->var + f->eps < ldexp(1.0, a->emin + ln_domain_margin(acc))) return "squares-underflow";

@@ -16,10 +16,12 @@
 #define LN_F32_SQUARES_MIN 0x1p-98
 
 /* Whether fp32 statistics (a sum or mean, and the variance, both widened to double) can be used:
- * finite, and var + eps clear of fp32 underflow. NaN (Inf - Inf, Kahan's carry) fails too. */
+ * finite, var + eps clear of fp32 underflow, and eps itself an fp32 number (an eps beyond
+ * FLT_MAX rounds to Inf, rstd to 0 and every output to beta). NaN (Inf - Inf, Kahan's carry)
+ * fails too. */
 static inline int ln_f32_stats_usable(double sum, double var, double eps)
 {
-    return isfinite(sum) && isfinite(var) && var + eps >= LN_F32_SQUARES_MIN;
+    return isfinite(sum) && isfinite(var) && var + eps >= LN_F32_SQUARES_MIN && isfinite((float)eps);
 }
 
 /* The whole row in double, scalar: sum, mean, sum of squared deviations, rstd, and

@@ -273,7 +273,12 @@ const char *ln_row_domain(const ln_kernel *k, const ln_prepared *p, size_t r)
     ln_row_facts_of(p, r, &f);
     const char *dom = k->domain ? k->domain(&f) : ln_domain_common(&f);
     if (dom) return dom;
-    return k->bound && !isfinite(k->bound(p->c.D, p->stats[r].kappa)) ? "kappa-beyond-bound" : NULL;
+    if (k->bound && !isfinite(k->bound(p->c.D, p->stats[r].kappa))) return "kappa-beyond-bound";
+    /* A bound that allows an error as large as the outputs themselves (an affine factor blown up
+     * by outputs far smaller than gamma, e.g. eps far above var) would pass any output, zeros
+     * included: nothing is promised there, so nothing is judged. */
+    if (ln_row_bound(k, p, r) >= 1 / ln_unit_roundoff(p->c.dtype)) return "bound-vacuous";
+    return NULL;
 }
 
 double ln_row_bound(const ln_kernel *k, const ln_prepared *p, size_t r)

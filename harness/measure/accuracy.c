@@ -10,6 +10,27 @@
 
 static size_t elements(const ln_case *c) { return c->rows * c->D; }
 
+/* Backward: dy normal with a seed of its own, then the reference of dx, dgamma, dbeta. */
+static int prepare_backward(const ln_case *c, ln_prepared *p)
+{
+    ln_dtype t = c->dtype;
+    size_t n = elements(c), size = ln_fmt(t)->size;
+    p->dy = malloc(n * size);
+    p->dg_ref = malloc(c->D * size), p->db_ref = malloc(c->D * size);
+    p->dg_hi = malloc(c->D * sizeof(double)), p->dg_lo = malloc(c->D * sizeof(double));
+    p->db_hi = malloc(c->D * sizeof(double)), p->db_lo = malloc(c->D * sizeof(double));
+    if (!p->dy || !p->dg_ref || !p->db_ref || !p->dg_hi || !p->dg_lo || !p->db_hi || !p->db_lo) {
+        fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu\n", c->rows, c->D);
+        ln_prepared_free(p);
+        return -1;
+    }
+    ln_dist normal = {.kind = LN_DIST_NORMAL};
+    ln_dist_fill(&normal, t, c->rows, c->D, c->seed ^ 0x9e3779b97f4a7c15u, p->dy);
+    ln_ref_bwd_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, c->eps, p->y_ref, p->y_hi,
+                    p->y_lo, p->dg_ref, p->dg_hi, p->dg_lo, p->db_ref, p->db_hi, p->db_lo, p->stats);
+    return 0;
+}
+
 int ln_prepare(const ln_case *c, ln_prepared *p)
 {
     memset(p, 0, sizeof *p);
@@ -47,9 +68,11 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
         }
     }
     ln_dist_fill(&c->dist, t, c->rows, c->D, c->seed, p->x);
+    if (ln_op_is_backward(c->op)) return prepare_backward(c, p);
     for (size_t r = 0; r < c->rows; r++)
-        ln_ref_row(t, c->D, (const char *)p->x + r * c->D * size, p->gamma, p->beta, c->eps,
-                   (char *)p->y_ref + r * c->D * size, p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
+        (c->op == LN_OP_RMSNORM ? ln_ref_rms_row : ln_ref_row)(
+            t, c->D, (const char *)p->x + r * c->D * size, p->gamma, p->beta, c->eps,
+            (char *)p->y_ref + r * c->D * size, p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
     return 0;
 }
 
@@ -62,6 +85,8 @@ void ln_prepared_free(ln_prepared *p)
     free(p->y_hi);
     free(p->y_lo);
     free(p->stats);
+    free(p->dy), free(p->dg_ref), free(p->db_ref);
+    free(p->dg_hi), free(p->dg_lo), free(p->db_hi), free(p->db_lo);
     memset(p, 0, sizeof *p);
 }
 
@@ -78,7 +103,9 @@ static double exact_ulp(ln_dtype t, double hi, double lo)
     return u;
 }
 
-void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
+/* The metrics of a rows x D tensor y against its reference ref (rounded) and hi + lo (exact). */
+static void measure_tensor(const ln_prepared *p, size_t rows, size_t D, const void *y, const void *ref_y,
+                           const double *ref_hi, const double *ref_lo, ln_errors *e)
 {
     const ln_case *c = &p->c;
     ln_dtype t = c->dtype;
@@ -89,12 +116,12 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
     e->max_ulp = e->mean_ulp = e->max_norm = NAN;
     e->worst_x = e->worst_y = e->worst_y_exact = NAN;
     e->mean_relerr = e->rstd_relerr = NAN;
-    for (size_t r = 0; r < c->rows; r++) {
+    for (size_t r = 0; r < rows; r++) {
         double row_err = 0, row_max = 0;
         int row_has_pair = 0;
-        for (size_t i = 0; i < c->D; i++) {
-            size_t k = r * c->D + i;
-            double yv = ln_load(t, y, k), ref = ln_load(t, p->y_ref, k), hi = p->y_hi[k], lo = p->y_lo[k];
+        for (size_t i = 0; i < D; i++) {
+            size_t k = r * D + i;
+            double yv = ln_load(t, y, k), ref = ln_load(t, ref_y, k), hi = ref_hi[k], lo = ref_lo[k];
             /* Numeric equality: +0 and -0 agree; NaN agrees with NaN. */
             agree += yv == ref || (isnan(yv) && isnan(ref));
             if (!isfinite(yv) || !isfinite(ref)) {
@@ -108,7 +135,7 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
             if (finite_pairs == 0 || ulps > e->max_ulp) {
                 e->max_ulp = ulps;
                 e->worst_row = r, e->worst_col = i;
-                e->worst_x = ln_load(t, p->x, k), e->worst_y = yv, e->worst_y_exact = hi + lo;
+                e->worst_x = rows == c->rows ? ln_load(t, p->x, k) : NAN, e->worst_y = yv, e->worst_y_exact = hi + lo;
             }
             sum_ulp += ulps;
             finite_pairs++;
@@ -121,7 +148,13 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
         if (row_has_pair && !(norm <= e->max_norm)) e->max_norm = norm;
     }
     if (finite_pairs) e->mean_ulp = sum_ulp / (double)finite_pairs;
-    e->cr_frac = elements(c) ? (double)agree / (double)elements(c) : NAN;
+    e->cr_frac = rows > 0 && D > 0 ? (double)agree / (double)(rows * D) : NAN;
+    e->dgamma_max_ulp = e->dgamma_max_norm = e->dbeta_max_ulp = e->dbeta_max_norm = NAN;
+}
+
+void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
+{
+    measure_tensor(p, p->c.rows, p->c.D, y, p->y_ref, p->y_hi, p->y_lo, e);
 }
 
 /* Marks a statistic the kernel did not write: a NaN with a payload no arithmetic produces. */
@@ -157,6 +190,32 @@ static double stat_error(const ln_prepared *p, const double *got, int is_mean)
     return worst;
 }
 
+/* A backward kernel from the reference's statistics (exact, rounded to double: what a forward
+ * pass in double would save), dx into y; dgamma and dbeta measured as one row of D each. */
+static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *dx, double *mean,
+                             double *rstd)
+{
+    const ln_case *c = &p->c;
+    size_t size = ln_fmt(c->dtype)->size;
+    void *dg = malloc(c->D * size), *db = malloc(c->D * size);
+    if (!dg || !db) ln_die("out of memory");
+    for (size_t i = 0; i < c->D; i++) ln_store(c->dtype, dg, i, NAN), ln_store(c->dtype, db, i, NAN);
+    for (size_t r = 0; r < c->rows; r++) mean[r] = p->stats[r].mean, rstd[r] = p->stats[r].rstd;
+    ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .gamma = p->gamma, .beta = p->beta, .eps = c->eps,
+                 .mean = mean, .rstd = rstd, .dy = p->dy, .dx = dx, .dgamma = dg, .dbeta = db};
+    k->forward(&a);
+    ln_errors t;
+    measure_tensor(p, 1, c->D, dg, p->dg_ref, p->dg_hi, p->dg_lo, &t);
+    double dg_ulp = t.max_ulp, dg_norm = t.max_norm;
+    measure_tensor(p, 1, c->D, db, p->db_ref, p->db_hi, p->db_lo, &t);
+    ln_measure_output(p, dx, e);
+    e->dgamma_max_ulp = dg_ulp, e->dgamma_max_norm = dg_norm;
+    e->dbeta_max_ulp = t.max_ulp, e->dbeta_max_norm = t.max_norm;
+    e->mean_relerr = e->rstd_relerr = NAN;
+    free(dg);
+    free(db);
+}
+
 void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out)
 {
     const ln_case *c = &p->c;
@@ -171,12 +230,17 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
         memcpy(&mean[r], &not_written_bits, sizeof mean[r]);
         rstd[r] = mean[r];
     }
-    ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .y = y, .gamma = p->gamma, .beta = p->beta,
-                 .eps = c->eps, .mean = mean, .rstd = rstd};
-    k->forward(&a);
-    ln_measure_output(p, y, e);
-    e->mean_relerr = stat_error(p, mean, 1);
-    e->rstd_relerr = stat_error(p, rstd, 0);
+    if (k->op != c->op) ln_die("%s computes %s, the case is %s", k->name, ln_op_name(k->op), ln_op_name(c->op));
+    if (ln_op_is_backward(c->op)) {
+        measure_backward(k, p, e, y, mean, rstd);
+    } else {
+        ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .y = y, .gamma = p->gamma, .beta = p->beta,
+                     .eps = c->eps, .mean = mean, .rstd = rstd};
+        k->forward(&a);
+        ln_measure_output(p, y, e);
+        e->mean_relerr = stat_error(p, mean, 1);
+        e->rstd_relerr = stat_error(p, rstd, 0);
+    }
     free(mean);
     free(rstd);
     if (!y_out) free(y);

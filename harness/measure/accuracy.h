@@ -20,6 +20,7 @@ typedef struct {
     /* With affine: D values each (e.g. from --gamma/--beta .npy files), rounded once to dtype;
      * NULL: drawn by ln_affine_fill. */
     const double *gamma_src, *beta_src;
+    ln_op op;          /* the operator; 0 = LayerNorm forward. Backward: x from dist, dy normal */
 } ln_case;
 
 typedef struct {
@@ -28,6 +29,10 @@ typedef struct {
     void *y_ref;                   /* correctly rounded reference, c.dtype */
     double *y_hi, *y_lo;           /* exact values, rows x D */
     ln_ref_stats *stats;           /* per row */
+    /* backward ops: y_ref, y_hi, y_lo above hold dx; dy the upstream gradient (normal, its own
+     * seed); dgamma and dbeta (D each) their references and exact values */
+    void *dy, *dg_ref, *db_ref;
+    double *dg_hi, *dg_lo, *db_hi, *db_lo;
 } ln_prepared;
 
 /* Errors of one kernel on one case (see docs/metrics.md for the definitions). */
@@ -39,6 +44,9 @@ typedef struct {
     size_t worst_row, worst_col;   /* element with max_ulp */
     double worst_x, worst_y, worst_y_exact;
     double mean_relerr, rstd_relerr; /* max relative errors of returned statistics; NaN if none */
+    /* backward ops (the fields above then measure dx): max_ulp and max_norm of dgamma and dbeta
+     * as one row of D each; NaN for forward ops or a kernel that writes none */
+    double dgamma_max_ulp, dgamma_max_norm, dbeta_max_ulp, dbeta_max_norm;
 } ln_errors;
 
 /* Generates inputs and the reference for c. Returns 0, or -1 with a message on stderr. */

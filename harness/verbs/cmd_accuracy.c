@@ -21,6 +21,8 @@ static const char accuracy_help[] =
     "Runs each kernel on each input case and measures its output against the correctly rounded\n"
     "MPFR reference; prints a table and writes one CSV row per kernel and case (results/README.md).\n"
     "  --kernels LIST  kernel names or globs, comma-separated     (default: every kernel this CPU runs)\n"
+    "  --op OP         layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd: the kernels and reference\n"
+    "                  (backward: max_ulp etc. measure dx; dy is normal; docs/ops.md)  (default: layernorm)\n"
     "  --dist LIST     input distributions, comma-separated       (default: normal,offset:1e4,const)\n"
     "                  normal, uniform, offset:M, shifted, outlier:S, heavy, const, zero, tiny, huge,\n"
     "                  exact, file:PATH (a 2-D float32/float64 .npy whose shape fixes rows x D; --D\n"
@@ -45,7 +47,8 @@ static const char accuracy_help[] =
 
 static const char csv_header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
-    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,ref_seconds";
+    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,op,dgamma_max_ulp,dgamma_max_norm,"
+    "dbeta_max_ulp,dbeta_max_norm,ref_seconds";
 
 static volatile sig_atomic_t interrupted;
 
@@ -298,7 +301,7 @@ int cmd_accuracy(int argc, char **argv)
                     ln_case cs = {.dtype = dtypes[di], .dist = *d, .eps = epss[e], .seed = seed, .affine = affine,
                                   .D = d->kind == LN_DIST_FILE ? d->file_D : Ds[s],
                                   .rows = d->kind == LN_DIST_FILE ? d->file_rows : rows,
-                                  .gamma_src = gamma_file.data, .beta_src = beta_file.data};
+                                  .gamma_src = gamma_file.data, .beta_src = beta_file.data, .op = ln_cli_op};
                     progress_show(&pr, "reference", d->spec, cs.D, cs.eps);
                     ln_prepared p;
                     double t0 = now_seconds();
@@ -324,11 +327,13 @@ int cmd_accuracy(int argc, char **argv)
                         }
                         fprintf(out.f, "%s,%s,", ks[k]->name, ln_fmt(cs.dtype)->name);
                         csv_field(out.f, d->spec);
-                        fprintf(out.f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+                        fprintf(out.f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g",
                                 cs.D, cs.rows, cs.eps,
                                 (unsigned long long)seed, er.max_ulp, er.mean_ulp, er.cr_frac, er.max_norm,
                                 er.nonfinite, er.worst_row, er.worst_col, er.worst_x, er.worst_y, er.worst_y_exact,
-                                er.mean_relerr, er.rstd_relerr, kappa_max, ref_seconds);
+                                er.mean_relerr, er.rstd_relerr, kappa_max);
+                        fprintf(out.f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", ln_op_name(cs.op), er.dgamma_max_ulp,
+                                er.dgamma_max_norm, er.dbeta_max_ulp, er.dbeta_max_norm, ref_seconds);
                         pr.done++;
                         if (!quiet) {
                             progress_clear(&pr);

@@ -244,7 +244,6 @@ int cmd_bench(int argc, char **argv)
 
     ln_bench_grid g = {.sizes_are_bytes = bytes_list != NULL, .seed = seed};
     g.threads = parse_threads(threads_list, &g.nthreads);
-    if (ln_op_is_backward(ln_cli_op)) ln_die_usage("bench: --op %s is not timed yet (docs/ops.md)", ln_op_name(ln_cli_op));
     g.nkernels = ln_select_kernels(kernels, &g.kernels, 0);
     if (g.nkernels == 0) ln_die_usage("bench: none of the kernels selected can run on this CPU");
     size_t *Dv = parse_counts(Ds, "--D", 1 << 24, &g.nD);

@@ -1,8 +1,8 @@
 /* LayerNorm backward with fp32 storage and every sum and product in double, one rounding per output. */
 #include "bounds-ops.h"
-#include "f32-norm-ops.h"
+#include "norm-ops.h"
 
-LN_F32_NORM_BWD(backward, double, 1)
+LN_NORM_BWD(backward, double, 1, LN_F32)
 
 static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n, kappa, 0x1p-53, 0x1p-24); }
 

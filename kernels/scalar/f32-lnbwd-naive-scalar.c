@@ -1,8 +1,8 @@
 /* LayerNorm backward in fp32 from the saved statistics: sequential fp32 sums, fp32 dgamma, dbeta. */
 #include "bounds-ops.h"
-#include "f32-norm-ops.h"
+#include "norm-ops.h"
 
-LN_F32_NORM_BWD(backward, float, 1)
+LN_NORM_BWD(backward, float, 1, LN_F32)
 
 static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n, kappa, 0x1p-24, 0x1p-24); }
 

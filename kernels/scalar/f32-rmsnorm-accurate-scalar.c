@@ -1,8 +1,8 @@
 /* RMSNorm with fp32 storage, the sum of squares and the epilogue in double, one rounding. */
 #include "bounds-ops.h"
-#include "f32-norm-ops.h"
+#include "norm-ops.h"
 
-LN_F32_RMSNORM(forward, double)
+LN_NORM_RMSNORM(forward, double, LN_F32)
 
 static double bound(size_t n, double kappa)
 {

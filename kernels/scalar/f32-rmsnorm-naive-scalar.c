@@ -1,8 +1,8 @@
 /* RMSNorm in fp32: a sequential fp32 sum of squares, the epilogue in fp32. */
 #include "bounds-ops.h"
-#include "f32-norm-ops.h"
+#include "norm-ops.h"
 
-LN_F32_RMSNORM(forward, float)
+LN_NORM_RMSNORM(forward, float, LN_F32)
 
 /* the squares are >= 0: the sequential sum's relative error is (n - 1) u */
 static double bound(size_t n, double kappa)

@@ -270,6 +270,36 @@ static void test_op_kernels_within_bounds(void **state)
     assert_true(n > 0);
 }
 
+/* In place (y over x, dx over dy) gives the bits of out of place, every op kernel. */
+static void test_op_kernels_in_place(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        if (!ln_kernel_available(k)) continue;
+        ln_case c = {.dtype = k->dtype, .D = 100, .rows = 3, .eps = 1e-5, .seed = 5, .affine = 1, .op = k->op};
+        ln_dist_parse("normal", &c.dist);
+        ln_prepared p;
+        assert_int_equal(ln_prepare(&c, &p), 0);
+        size_t bytes = c.rows * c.D * ln_fmt(c.dtype)->size;
+        void *out = malloc(bytes), *io = malloc(bytes), *dg = malloc(c.D * 8), *db = malloc(c.D * 8);
+        ln_errors e;
+        ln_measure_kernel(k, &p, &e, out);
+        double mean[3], rstd[3];
+        for (size_t r = 0; r < 3; r++) mean[r] = p.stats[r].mean, rstd[r] = p.stats[r].rstd;
+        int bwd = ln_op_is_backward(k->op);
+        memcpy(io, bwd ? p.dy : p.x, bytes);
+        ln_args a = {.rows = c.rows, .D = c.D, .x = bwd ? p.x : io, .y = bwd ? NULL : io, .gamma = p.gamma,
+                     .beta = p.beta, .eps = c.eps, .mean = mean, .rstd = rstd, .dy = bwd ? io : NULL,
+                     .dx = bwd ? io : NULL, .dgamma = bwd ? dg : NULL, .dbeta = bwd ? db : NULL};
+        k->forward(&a);
+        if (memcmp(io, out, bytes) != 0) fail_msg("%s in place differs from out of place", k->name);
+        free(out), free(io), free(dg), free(db);
+        ln_prepared_free(&p);
+        ln_dist_free(&c.dist);
+    }
+}
+
 /* Deliberately wrong kernels the check above must reject. */
 static void rms_centred(const ln_args *a)
 {
@@ -352,7 +382,7 @@ int main(void)
         cmocka_unit_test(test_rms_reference_random),   cmocka_unit_test(test_rms_reference_closed),
         cmocka_unit_test(test_bwd_reference_random),   cmocka_unit_test(test_bwd_reference_closed),
         cmocka_unit_test(test_op_kernels_within_bounds), cmocka_unit_test(test_breakage_caught),
-        cmocka_unit_test(test_op_cli),
+        cmocka_unit_test(test_op_kernels_in_place),    cmocka_unit_test(test_op_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

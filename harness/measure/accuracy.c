@@ -28,6 +28,18 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
     ln_dist_fill(&normal, t, c->rows, c->D, c->seed ^ 0x9e3779b97f4a7c15u, p->dy);
     ln_ref_bwd_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, c->eps, p->y_ref, p->y_hi,
                     p->y_lo, p->dg_ref, p->dg_hi, p->dg_lo, p->db_ref, p->db_hi, p->db_lo, p->stats);
+    double abs_dg = 0, abs_db = 0, max_dg = 0, max_db = 0;
+    for (size_t j = 0; j < c->D; j++) {
+        double sg = 0, sb = 0;
+        for (size_t r = 0; r < c->rows; r++) {
+            double dy = fabs(ln_load(t, p->dy, r * c->D + j)), x = ln_load(t, p->x, r * c->D + j);
+            sg += dy * fabs((x - p->stats[r].mean) * p->stats[r].rstd);
+            sb += dy;
+        }
+        abs_dg = fmax(abs_dg, sg), abs_db = fmax(abs_db, sb);
+        max_dg = fmax(max_dg, fabs(p->dg_hi[j])), max_db = fmax(max_db, fabs(p->db_hi[j]));
+    }
+    p->dgamma_kappa = abs_dg / max_dg, p->dbeta_kappa = abs_db / max_db;
     return 0;
 }
 
@@ -35,6 +47,7 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
 {
     memset(p, 0, sizeof *p);
     p->c = *c;
+    p->dgamma_kappa = p->dbeta_kappa = NAN;
     ln_dtype t = c->dtype;
     size_t n = elements(c), size = ln_fmt(t)->size;
     if (c->D == 0 || c->rows == 0 || n / c->D != c->rows || n > ((size_t)-1) / 32) {

@@ -33,6 +33,9 @@ typedef struct {
      * seed); dgamma and dbeta (D each) their references and exact values */
     void *dy, *dg_ref, *db_ref;
     double *dg_hi, *dg_lo, *db_hi, *db_lo;
+    /* their normwise condition numbers: max_j sum_rows |dy xhat| / max_j |dgamma_j|, and
+     * max_j sum_rows |dy| / max_j |dbeta_j| (NaN for forward cases) */
+    double dgamma_kappa, dbeta_kappa;
 } ln_prepared;
 
 /* Errors of one kernel on one case (see docs/metrics.md for the definitions). */

@@ -48,7 +48,7 @@ static const char accuracy_help[] =
 static const char csv_header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
     "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,op,dgamma_max_ulp,dgamma_max_norm,"
-    "dbeta_max_ulp,dbeta_max_norm,ref_seconds";
+    "dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,ref_seconds";
 
 static volatile sig_atomic_t interrupted;
 
@@ -332,8 +332,9 @@ int cmd_accuracy(int argc, char **argv)
                                 (unsigned long long)seed, er.max_ulp, er.mean_ulp, er.cr_frac, er.max_norm,
                                 er.nonfinite, er.worst_row, er.worst_col, er.worst_x, er.worst_y, er.worst_y_exact,
                                 er.mean_relerr, er.rstd_relerr, kappa_max);
-                        fprintf(out.f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", ln_op_name(cs.op), er.dgamma_max_ulp,
-                                er.dgamma_max_norm, er.dbeta_max_ulp, er.dbeta_max_norm, ref_seconds);
+                        fprintf(out.f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", ln_op_name(cs.op),
+                                er.dgamma_max_ulp, er.dgamma_max_norm, er.dbeta_max_ulp, er.dbeta_max_norm,
+                                p.dgamma_kappa, p.dbeta_kappa, ref_seconds);
                         pr.done++;
                         if (!quiet) {
                             progress_clear(&pr);

@@ -388,3 +388,82 @@ void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void 
     mpfr_set_emin(old_emin);
     mpfr_set_emax(old_emax);
 }
+
+void ln_ref_bwd_saved_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy,
+                           const void *gamma, const double *mean, const double *rstd, void *dx, double *dx_hi,
+                           double *dx_lo)
+{
+    if (D == 0) return;
+    mpfr_exp_t old_emin = mpfr_get_emin(), old_emax = mpfr_get_emax();
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    mpfr_t *xh = malloc(2 * D * sizeof *xh), *g = xh + D;
+    mpfr_ptr *ptrs = malloc(D * sizeof *ptrs);
+    if (!xh || !ptrs) abort();
+    mpfr_t m, rr, t1, G1, GX, num, Dm, q;
+    mpfr_inits2(64, t1, G1, GX, num, (mpfr_ptr)0);
+    mpfr_inits2(53, m, rr, (mpfr_ptr)0);
+    mpfr_init2(Dm, 64);
+    mpfr_init2(q, 256);
+    mpfr_set_ui(Dm, (unsigned long)D, MPFR_RNDN);
+    for (size_t i = 0; i < 2 * D; i++) mpfr_init2(xh[i], 64);
+    for (size_t r = 0; r < rows; r++) {
+        const size_t o = r * D;
+        double mr = centred ? mean[r] : 0.0;
+        int ok = isfinite(mr) && isfinite(rstd[r]);
+        for (size_t i = 0; i < D && ok; i++) ok = isfinite(ln_load(t, x, o + i)) && isfinite(ln_load(t, dy, o + i));
+        if (!ok) {
+            for (size_t i = 0; i < D; i++) {
+                ln_store(t, dx, o + i, NAN);
+                if (dx_hi) dx_hi[o + i] = NAN;
+                if (dx_lo) dx_lo[o + i] = NAN;
+            }
+            continue;
+        }
+        mpfr_set_d(m, mr, MPFR_RNDN), mpfr_set_d(rr, rstd[r], MPFR_RNDN);
+        /* xhat_i = (x_i - mean) rstd and g_i = gamma_i dy_i, exact */
+        for (size_t i = 0; i < D; i++) {
+            mpfr_set_prec(t1, 53);
+            mpfr_set_d(t1, ln_load(t, x, o + i), MPFR_RNDN);
+            ln_mpfr_exact_sub(num, t1, m);
+            ln_mpfr_exact_mul(xh[i], num, rr);
+            mpfr_set_prec(g[i], 106);
+            mpfr_set_d(g[i], ln_load(t, dy, o + i), MPFR_RNDN);
+            mpfr_mul_d(g[i], g[i], gamma ? ln_load(t, gamma, i) : 1.0, MPFR_RNDN); /* exact: 53 x 53 bits */
+            ptrs[i] = g[i];
+        }
+        ln_mpfr_exact_sum(G1, ptrs, D);
+        if (!centred) mpfr_set_zero(G1, 1);
+        mpfr_t *gx = malloc(D * sizeof *gx);
+        if (!gx) abort();
+        for (size_t i = 0; i < D; i++) {
+            mpfr_init2(gx[i], 64);
+            ln_mpfr_exact_mul(gx[i], g[i], xh[i]);
+            ptrs[i] = gx[i];
+        }
+        ln_mpfr_exact_sum(GX, ptrs, D);
+        for (size_t i = 0; i < D; i++) mpfr_clear(gx[i]);
+        free(gx);
+        /* dx_i = rstd (D g_i - c G1 - xhat_i GX) / D: an exact numerator, one correctly rounded division */
+        for (size_t i = 0; i < D; i++) {
+            mpfr_t a, b;
+            mpfr_inits2(64, a, b, (mpfr_ptr)0);
+            mpfr_set_prec(t1, mpfr_get_prec(g[i]) + 64);
+            mpfr_mul_ui(t1, g[i], (unsigned long)D, MPFR_RNDN); /* exact */
+            ln_mpfr_exact_sub(a, t1, G1);
+            ln_mpfr_exact_mul(b, xh[i], GX);
+            ln_mpfr_exact_sub(num, a, b);
+            ln_mpfr_exact_mul(a, num, rr);
+            ln_store(t, dx, o + i, ln_mpfr_round_div(a, Dm, t));
+            mpfr_div(q, a, Dm, MPFR_RNDN);
+            split(q, dx_hi ? &dx_hi[o + i] : NULL, dx_lo ? &dx_lo[o + i] : NULL);
+            mpfr_clears(a, b, (mpfr_ptr)0);
+        }
+    }
+    for (size_t i = 0; i < 2 * D; i++) mpfr_clear(xh[i]);
+    mpfr_clears(m, rr, t1, G1, GX, num, Dm, q, (mpfr_ptr)0);
+    free(xh);
+    free(ptrs);
+    mpfr_set_emin(old_emin);
+    mpfr_set_emax(old_emax);
+}

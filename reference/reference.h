@@ -47,4 +47,14 @@ void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void 
                      const void *gamma, double eps, void *dx, double *dx_hi, double *dx_lo, void *dgamma,
                      double *dg_hi, double *dg_lo, void *dbeta, double *db_hi, double *db_lo, ln_ref_stats *st);
 
+/* dx of the backward ops with the statistics taken as given (the second meaning of "exact" for
+ * backward, docs/reference.md): mean[r] (read only when centred) and rstd[r] are exact inputs,
+ * like x, dy and gamma, so xhat = (x - mean) rstd, every sum and the numerator of
+ *   dx_i = rstd (D g_i - c sum g - xhat_i sum g xhat) / D
+ * are exact and one correctly rounded division by D gives dx_i. Rows with a non-finite input
+ * or statistic give NaN. */
+void ln_ref_bwd_saved_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy,
+                           const void *gamma, const double *mean, const double *rstd, void *dx, double *dx_hi,
+                           double *dx_lo);
+
 #endif

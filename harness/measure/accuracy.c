@@ -19,7 +19,10 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
     p->dg_ref = malloc(c->D * size), p->db_ref = malloc(c->D * size);
     p->dg_hi = malloc(c->D * sizeof(double)), p->dg_lo = malloc(c->D * sizeof(double));
     p->db_hi = malloc(c->D * sizeof(double)), p->db_lo = malloc(c->D * sizeof(double));
-    if (!p->dy || !p->dg_ref || !p->db_ref || !p->dg_hi || !p->dg_lo || !p->db_hi || !p->db_lo) {
+    p->given_mean = malloc(c->rows * sizeof(double)), p->given_rstd = malloc(c->rows * sizeof(double));
+    p->dxs_ref = malloc(n * size), p->dxs_hi = malloc(n * sizeof(double)), p->dxs_lo = malloc(n * sizeof(double));
+    if (!p->dy || !p->dg_ref || !p->db_ref || !p->dg_hi || !p->dg_lo || !p->db_hi || !p->db_lo || !p->given_mean ||
+        !p->given_rstd || !p->dxs_ref || !p->dxs_hi || !p->dxs_lo) {
         fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu\n", c->rows, c->D);
         ln_prepared_free(p);
         return -1;
@@ -40,6 +43,13 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
         max_dg = fmax(max_dg, fabs(p->dg_hi[j])), max_db = fmax(max_db, fabs(p->db_hi[j]));
     }
     p->dgamma_kappa = abs_dg / max_dg, p->dbeta_kappa = abs_db / max_db;
+    for (size_t r = 0; r < c->rows; r++) {
+        double m = p->stats[r].mean, rs = p->stats[r].rstd;
+        p->given_mean[r] = c->saved_f32 ? (float)m : m;
+        p->given_rstd[r] = c->saved_f32 ? (float)rs : rs;
+    }
+    ln_ref_bwd_saved_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, p->given_mean,
+                          p->given_rstd, p->dxs_ref, p->dxs_hi, p->dxs_lo);
     return 0;
 }
 
@@ -100,6 +110,7 @@ void ln_prepared_free(ln_prepared *p)
     free(p->stats);
     free(p->dy), free(p->dg_ref), free(p->db_ref);
     free(p->dg_hi), free(p->dg_lo), free(p->db_hi), free(p->db_lo);
+    free(p->given_mean), free(p->given_rstd), free(p->dxs_ref), free(p->dxs_hi), free(p->dxs_lo);
     memset(p, 0, sizeof *p);
 }
 
@@ -163,6 +174,7 @@ static void measure_tensor(const ln_prepared *p, size_t rows, size_t D, const vo
     if (finite_pairs) e->mean_ulp = sum_ulp / (double)finite_pairs;
     e->cr_frac = rows > 0 && D > 0 ? (double)agree / (double)(rows * D) : NAN;
     e->dgamma_max_ulp = e->dgamma_max_norm = e->dbeta_max_ulp = e->dbeta_max_norm = NAN;
+    e->dx_saved_max_ulp = e->dx_saved_max_norm = NAN;
 }
 
 void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
@@ -203,8 +215,9 @@ static double stat_error(const ln_prepared *p, const double *got, int is_mean)
     return worst;
 }
 
-/* A backward kernel from the reference's statistics (exact, rounded to double: what a forward
- * pass in double would save), dx into y; dgamma and dbeta measured as one row of D each. */
+/* A backward kernel from the given statistics (the exact ones rounded to double, or to fp32 with
+ * saved_f32), dx into y, measured against both references; dgamma and dbeta as one row of D
+ * each. */
 static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *dx, double *mean,
                              double *rstd)
 {
@@ -213,7 +226,7 @@ static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors
     void *dg = malloc(c->D * size), *db = malloc(c->D * size);
     if (!dg || !db) ln_die("out of memory");
     for (size_t i = 0; i < c->D; i++) ln_store(c->dtype, dg, i, NAN), ln_store(c->dtype, db, i, NAN);
-    for (size_t r = 0; r < c->rows; r++) mean[r] = p->stats[r].mean, rstd[r] = p->stats[r].rstd;
+    for (size_t r = 0; r < c->rows; r++) mean[r] = p->given_mean[r], rstd[r] = p->given_rstd[r];
     ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .gamma = p->gamma, .beta = p->beta, .eps = c->eps,
                  .mean = mean, .rstd = rstd, .dy = p->dy, .dx = dx, .dgamma = dg, .dbeta = db};
     k->forward(&a);
@@ -221,7 +234,10 @@ static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors
     measure_tensor(p, 1, c->D, dg, p->dg_ref, p->dg_hi, p->dg_lo, &t);
     double dg_ulp = t.max_ulp, dg_norm = t.max_norm;
     measure_tensor(p, 1, c->D, db, p->db_ref, p->db_hi, p->db_lo, &t);
+    ln_errors s;
+    measure_tensor(p, c->rows, c->D, dx, p->dxs_ref, p->dxs_hi, p->dxs_lo, &s);
     ln_measure_output(p, dx, e);
+    e->dx_saved_max_ulp = s.max_ulp, e->dx_saved_max_norm = s.max_norm;
     e->dgamma_max_ulp = dg_ulp, e->dgamma_max_norm = dg_norm;
     e->dbeta_max_ulp = t.max_ulp, e->dbeta_max_norm = t.max_norm;
     e->mean_relerr = e->rstd_relerr = NAN;

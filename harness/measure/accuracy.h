@@ -21,6 +21,8 @@ typedef struct {
      * NULL: drawn by ln_affine_fill. */
     const double *gamma_src, *beta_src;
     ln_op op;          /* the operator; 0 = LayerNorm forward. Backward: x from dist, dy normal */
+    int saved_f32;     /* backward: the statistics given to kernels are the exact ones rounded to
+                        * fp32 (what an fp32 forward pass saves at best); 0: rounded to double */
 } ln_case;
 
 typedef struct {
@@ -36,6 +38,11 @@ typedef struct {
     /* their normwise condition numbers: max_j sum_rows |dy xhat| / max_j |dgamma_j|, and
      * max_j sum_rows |dy| / max_j |dbeta_j| (NaN for forward cases) */
     double dgamma_kappa, dbeta_kappa;
+    /* the statistics given to the kernels (rows each), and dx's reference with them taken as
+     * exact (ln_ref_bwd_saved_rows) */
+    double *given_mean, *given_rstd;
+    void *dxs_ref;
+    double *dxs_hi, *dxs_lo;
 } ln_prepared;
 
 /* Errors of one kernel on one case (see docs/metrics.md for the definitions). */
@@ -50,6 +57,8 @@ typedef struct {
     /* backward ops (the fields above then measure dx): max_ulp and max_norm of dgamma and dbeta
      * as one row of D each; NaN for forward ops or a kernel that writes none */
     double dgamma_max_ulp, dgamma_max_norm, dbeta_max_ulp, dbeta_max_norm;
+    /* backward: dx against the reference computed with the statistics the kernel was given */
+    double dx_saved_max_ulp, dx_saved_max_norm;
 } ln_errors;
 
 /* Generates inputs and the reference for c. Returns 0, or -1 with a message on stderr. */

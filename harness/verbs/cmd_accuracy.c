@@ -23,6 +23,8 @@ static const char accuracy_help[] =
     "  --kernels LIST  kernel names or globs, comma-separated     (default: every kernel this CPU runs)\n"
     "  --op OP         layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd: the kernels and reference\n"
     "                  (backward: max_ulp etc. measure dx; dy is normal; docs/ops.md)  (default: layernorm)\n"
+    "  --saved-stats T backward: the statistics given to the kernels, the exact ones rounded to\n"
+    "                  f64 or f32; dx_saved_* measure dx against the reference with them (default: f64)\n"
     "  --dist LIST     input distributions, comma-separated       (default: normal,offset:1e4,const)\n"
     "                  normal, uniform, offset:M, shifted, outlier:S, heavy, const, zero, tiny, huge,\n"
     "                  exact, file:PATH (a 2-D float32/float64 .npy whose shape fixes rows x D; --D\n"
@@ -48,7 +50,8 @@ static const char accuracy_help[] =
 static const char csv_header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
     "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,op,dgamma_max_ulp,dgamma_max_norm,"
-    "dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,ref_seconds";
+    "dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,saved_stats,dx_saved_max_ulp,dx_saved_max_norm,"
+    "ref_seconds";
 
 static volatile sig_atomic_t interrupted;
 
@@ -162,7 +165,7 @@ static void progress_show(progress *pr, const char *kernel, const char *dist, si
 
 int cmd_accuracy(int argc, char **argv)
 {
-    enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_QUIET, O_HELP, O_SHARD };
+    enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_QUIET, O_HELP, O_SHARD, O_SAVED };
     static const struct option opts[] = {
         {"kernels", required_argument, 0, O_KERNELS}, {"dist", required_argument, 0, O_DIST},
         {"D", required_argument, 0, O_D},             {"rows", required_argument, 0, O_ROWS},
@@ -171,12 +174,13 @@ int cmd_accuracy(int argc, char **argv)
         {"beta", required_argument, 0, O_BETA},       {"out", required_argument, 0, O_OUT},
         {"dump", required_argument, 0, O_DUMP},       {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},             {"shard", required_argument, 0, O_SHARD},
+        {"saved-stats", required_argument, 0, O_SAVED},
         {0, 0, 0, 0}};
     const char *kernels_arg = NULL, *dist_arg = "normal,offset:1e4,const", *D_arg = NULL, *rows_arg = NULL;
     const char *eps_arg = "1e-5", *gamma_path = NULL, *beta_path = NULL, *out_path = "results/accuracy.csv";
     const char *dump_dir = NULL;
     uint64_t seed = 1;
-    int affine = 1, quiet = 0, c;
+    int affine = 1, quiet = 0, c, saved_f32 = 0;
     ln_shard shard = {0, 1};
     optind = 1;
     opterr = 0;
@@ -195,6 +199,10 @@ int cmd_accuracy(int argc, char **argv)
         case O_DUMP: dump_dir = optarg; break;
         case O_QUIET: quiet = 1; break;
         case O_SHARD: shard = ln_parse_shard(optarg); break;
+        case O_SAVED:
+            if (strcmp(optarg, "f64") && strcmp(optarg, "f32")) ln_die_usage("--saved-stats: '%s'; valid: f64, f32", optarg);
+            saved_f32 = !strcmp(optarg, "f32");
+            break;
         case O_HELP: fputs(accuracy_help, stdout); return 0;
         default:
             ln_die_usage("accuracy: unknown option or missing value '%s'; see 'lnbench accuracy --help'",
@@ -301,7 +309,8 @@ int cmd_accuracy(int argc, char **argv)
                     ln_case cs = {.dtype = dtypes[di], .dist = *d, .eps = epss[e], .seed = seed, .affine = affine,
                                   .D = d->kind == LN_DIST_FILE ? d->file_D : Ds[s],
                                   .rows = d->kind == LN_DIST_FILE ? d->file_rows : rows,
-                                  .gamma_src = gamma_file.data, .beta_src = beta_file.data, .op = ln_cli_op};
+                                  .gamma_src = gamma_file.data, .beta_src = beta_file.data, .op = ln_cli_op,
+                                  .saved_f32 = saved_f32};
                     progress_show(&pr, "reference", d->spec, cs.D, cs.eps);
                     ln_prepared p;
                     double t0 = now_seconds();
@@ -332,9 +341,11 @@ int cmd_accuracy(int argc, char **argv)
                                 (unsigned long long)seed, er.max_ulp, er.mean_ulp, er.cr_frac, er.max_norm,
                                 er.nonfinite, er.worst_row, er.worst_col, er.worst_x, er.worst_y, er.worst_y_exact,
                                 er.mean_relerr, er.rstd_relerr, kappa_max);
-                        fprintf(out.f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", ln_op_name(cs.op),
-                                er.dgamma_max_ulp, er.dgamma_max_norm, er.dbeta_max_ulp, er.dbeta_max_norm,
-                                p.dgamma_kappa, p.dbeta_kappa, ref_seconds);
+                        fprintf(out.f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g\n",
+                                ln_op_name(cs.op), er.dgamma_max_ulp, er.dgamma_max_norm, er.dbeta_max_ulp,
+                                er.dbeta_max_norm, p.dgamma_kappa, p.dbeta_kappa,
+                                ln_op_is_backward(cs.op) ? (saved_f32 ? "f32" : "f64") : "", er.dx_saved_max_ulp,
+                                er.dx_saved_max_norm, ref_seconds);
                         pr.done++;
                         if (!quiet) {
                             progress_clear(&pr);

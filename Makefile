@@ -211,6 +211,17 @@ compare: $(BUILD)/lnbench
 	@LNBENCH=$(BUILD)/lnbench COMPARE_REPS='$(COMPARE_REPS)' COMPARE_LOCK='$(COMPARE_LOCK)' COMPARE_BENCH_ARGS='$(COMPARE_BENCH_ARGS)' \
 	    COMPARE_FLAGS='$(COMPARE_FLAGS)' scripts/compare.sh '$(BASE)' '$(if $(NEW),$(NEW),$(RESULTS))' '$(RESULTS)'
 
+# `make format` applies the house style (.clang-format, clang-format 14) to every tracked C/C++
+# file; `make format-check` (CI) fails, naming the lines, where a file departs from it.
+FORMAT_SRC = $(shell git ls-files '*.c' '*.h' '*.cc')
+.PHONY: format format-check
+format:
+	@LNBENCH_FORMAT_DEPS=1 scripts/install-deps.sh
+	clang-format-14 -i $(FORMAT_SRC)
+format-check:
+	@LNBENCH_FORMAT_DEPS=1 scripts/install-deps.sh
+	@clang-format-14 --dry-run --Werror $(FORMAT_SRC) && echo "format-check: $(words $(FORMAT_SRC)) files in the house style"
+
 # `make fuzz SECONDS=N`: builds each libFuzzer target fuzz/fuzz_<name>.c into build-fuzz/ and
 # runs it N seconds on a working corpus (build-fuzz/corpus/<name>) seeded from fuzz/corpus/<name>
 # and tests/regress/<name> (past failures, replayed first under clang's sanitizers); a failing

@@ -22,6 +22,7 @@ for p in $(echo "${LNBENCH_PEERS:-}" | tr , ' '); do
     *) echo "install-deps: unknown peer '$p' in PEERS (known: torch)" >&2; exit 1 ;;
     esac
 done
+[ "$LNBENCH_FORMAT_DEPS" = 1 ] && needs="$needs clang-format-14:/usr/bin/clang-format-14"
 [ "$LNBENCH_FUZZ_DEPS" = 1 ] && needs="$needs clang:/usr/bin/clang libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"
 
 missing=""

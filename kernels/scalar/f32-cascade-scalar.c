@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "bounds.h"
-#include "f32-row.h"
+#include "f32-normalize-row.h"
 
 enum { CHUNK = 16 };
 

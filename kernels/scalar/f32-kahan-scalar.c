@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "bounds.h"
-#include "f32-row.h"
+#include "f32-normalize-row.h"
 
 typedef struct {
     float sum, carry; /* the value is sum + carry */

@@ -3,7 +3,7 @@
  * numbers of size mean^2 + var, so the variance's relative error grows like n kappa^2 u; once
  * that reaches 1 the variance can come out negative, and with no clamp sqrt gives NaN. */
 #include "bounds.h"
-#include "f32-row.h"
+#include "f32-normalize-row.h"
 
 static void forward(const ln_args *a)
 {

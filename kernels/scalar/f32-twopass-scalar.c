@@ -2,7 +2,7 @@
  * deviations about it, so no cancellation between large sums (Chan, Golub & LeVeque: the
  * relative error of S = sum (x - mean)^2 is at most n u + n^2 kappa^2 u^2). */
 #include "bounds.h"
-#include "f32-row.h"
+#include "f32-normalize-row.h"
 
 static void forward(const ln_args *a)
 {

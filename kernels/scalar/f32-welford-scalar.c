@@ -2,7 +2,7 @@
  * sum (x - m)^2, each element correcting both. No large sums cancel, but every update rounds
  * against the running mean, so S's relative error grows like n kappa u (Chan, Golub & LeVeque). */
 #include "bounds.h"
-#include "f32-row.h"
+#include "f32-normalize-row.h"
 
 static void forward(const ln_args *a)
 {

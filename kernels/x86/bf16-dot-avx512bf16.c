@@ -15,7 +15,7 @@
  * rows whose fp32 sums overflow. */
 #include "half-twopass.h"
 
-static inline __mmask32 mask32(size_t n) { return n >= 32 ? 0xffffffffu : hb_mask(n); }
+static inline __mmask32 mask32(size_t n) { return n >= 32 ? 0xffffffffu : half_block_mask(n); }
 
 /* The 32 bf16 of v widened to two fp32 vectors (elements 0-15, 16-31). */
 static inline void widen(__m512i v, __m512 *lo, __m512 *hi)
@@ -85,6 +85,6 @@ const ln_kernel ln_bf16_dot_avx512bf16 = {
     .how = "vdpbf16ps sums: mean = dot(x, 1); S = dot(dh,dh) + 2 dot(dh,dl), x - mean split exactly "
            "into bf16 hi + lo (rel. err 3 u^2); fp32 epilogue; bound ~1.02 u_bf16 + (n/16) kappa 2^-16",
     .bound = bound,
-    .domain = ln_domain_f32_sums,
+    .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,
 };

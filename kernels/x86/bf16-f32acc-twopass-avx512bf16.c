@@ -8,7 +8,7 @@ static void forward(const ln_args *a) { half_twopass(a, LN_BF16, HALF_EPI_F32, 1
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-8); }
 
-#define DOMAIN ln_domain_f32_sums
+#define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
 #define HOW "bf16 widened by shift/mask, fp32 16-lane sums (4 accumulators) for mean then squared " \
     "deviations (fma), 3-row pipeline up to D 3413, fp32 epilogue, vcvtne2ps2bf16 once; eps in " \

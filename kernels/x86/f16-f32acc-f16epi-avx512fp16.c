@@ -22,7 +22,7 @@ static double bound(size_t n, double kappa)
            2.0 * LN_GAIN_ABS * 0x1p-25 * 0x1p10 / u;
 }
 
-#define DOMAIN ln_domain_f32_sums
+#define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
 #define HOW                                                                                          \
     "fp32 statistics as f16-f32acc-shifted-avx512; epilogue in f16 (AVX512-FP16): "                \

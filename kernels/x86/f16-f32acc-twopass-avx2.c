@@ -5,7 +5,7 @@ static void forward(const ln_args *a) { half_twopass(a, LN_F16, HALF_EPI_F32, 0)
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-11); }
 
-#define DOMAIN ln_domain_f32_sums
+#define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
 #define HOW                                                                                     \
     "F16C widening, fp32 8-lane sums (4 accumulators) for mean then squared deviations (fma), " \

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "f32-rows.h"
+#include "f32-passes.h"
 
 /* The shift: the mean of the row's first min(n, W) elements, in double. */
 LN_INLINE double acc_shift(const float *x, size_t n)

@@ -7,7 +7,7 @@
  * -15%, so not there). Each stage groups its terms exactly as
  * f32-twopass.h does, so the outputs are bit-identical to it and the bound is the same.
  * Included by f32-fused-avx2.c and f32-fused-avx512.c. */
-#include "f32-rows.h"
+#include "f32-passes.h"
 
 typedef struct {
     double sum, ss; /* row sum, then sum of squared deviations about (float)(sum / n) */

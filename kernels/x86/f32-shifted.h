@@ -15,7 +15,7 @@
  * redone by f32-twopass's row code (its double fallback included). The bound is the larger of
  * the accepted rows' (with |mean - K|^2 <= 2 sigma^2, the check's own rounding included) and
  * f32-twopass's. Included by f32-shifted-avx2.c and f32-shifted-avx512.c. */
-#include "f32-rows.h"
+#include "f32-passes.h"
 
 /* The shift: the mean of the first min(n, W) elements, in float. */
 LN_INLINE float shift_of(const float *x, size_t n)

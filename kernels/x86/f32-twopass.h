@@ -2,7 +2,7 @@
  * (so the adds pipeline and each lane sums only n / (4 W) terms), then the sum of squared
  * deviations about it the same way (fma), then one normalization pass. Included by
  * f32-twopass-avx2.c and f32-twopass-avx512.c. */
-#include "f32-rows.h"
+#include "f32-passes.h"
 
 static void forward(const ln_args *a)
 {

@@ -3,7 +3,7 @@
  * element; all lanes of the main loop share the count k, so 1/k is one scalar per step. The
  * sets and then the lanes are merged with Chan's pairwise formula. Included by
  * f32-welford-avx2.c and f32-welford-avx512.c. */
-#include "f32-rows.h"
+#include "f32-passes.h"
 
 #define ACC 4
 

@@ -23,13 +23,13 @@ LN_INLINE float half_shift_of(ln_dtype t, const uint16_t *x, size_t n)
     size_t m = n < HB ? n : HB;
     /* the buffered partial load only for short rows: its stored-then-loaded block stalls
      * (store-to-load forwarding), and a stall per row cost 15% at D 768 */
-    vf2 v = m == HB ? hb_load(t, x) : hb_load_part(t, x, m);
+    vf_pair v = m == HB ? half_block_load(t, x) : half_block_load_part(t, x, m);
     return (float)(vf_sum(vf_add(v.a, v.b)) / (double)m);
 }
 
-LN_INLINE void shifted_step(acc4 *s, acc4 *q, vf2 v, vf2 w, vf k)
+LN_INLINE void shifted_step(four_sums *s, four_sums *q, vf_pair v, vf_pair w, vf k)
 {
-    vf2 dv = {vf_sub(v.a, k), vf_sub(v.b, k)}, dw = {vf_sub(w.a, k), vf_sub(w.b, k)};
+    vf_pair dv = {vf_sub(v.a, k), vf_sub(v.b, k)}, dw = {vf_sub(w.a, k), vf_sub(w.b, k)};
     sum_step(s, dv, dw);
     q->a0 = vf_fma(dv.a, dv.a, q->a0), q->b0 = vf_fma(dv.b, dv.b, q->b0);
     q->a1 = vf_fma(dw.a, dw.a, q->a1), q->b1 = vf_fma(dw.b, dw.b, q->b1);
@@ -38,21 +38,21 @@ LN_INLINE void shifted_step(acc4 *s, acc4 *q, vf2 v, vf2 w, vf k)
 /* sum (x - K) and sum (x - K)^2 over x[j..n) into s and q (which the caller may have started on
  * x[0..j), j a multiple of 2 HB), returned in double: grouped the same wherever the loop was
  * entered, so a row's statistics do not depend on whether the pipeline took them. */
-LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, float K, acc4 s, acc4 q,
+LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, float K, four_sums s, four_sums q,
                                       double *s1, double *s2)
 {
     const vf k = vf_set1(K);
-    for (; j + 2 * HB <= n; j += 2 * HB) shifted_step(&s, &q, hb_load(t, x + j), hb_load(t, x + j + HB), k);
+    for (; j + 2 * HB <= n; j += 2 * HB) shifted_step(&s, &q, half_block_load(t, x + j), half_block_load(t, x + j + HB), k);
     if (j + HB <= n) {
-        vf2 v = hb_load(t, x + j);
+        vf_pair v = half_block_load(t, x + j);
         vf da = vf_sub(v.a, k), db = vf_sub(v.b, k);
         s.a0 = vf_add(s.a0, da), s.b0 = vf_add(s.b0, db);
         q.a0 = vf_fma(da, da, q.a0), q.b0 = vf_fma(db, db, q.b0);
         j += HB;
     }
     if (j < n) { /* the lanes past n hold 0 - K: zeroed */
-        vf2 v = hb_load_part(t, x + j, n - j);
-        vf2 d = hb_keep(t, (vf2){vf_sub(v.a, k), vf_sub(v.b, k)}, n - j);
+        vf_pair v = half_block_load_part(t, x + j, n - j);
+        vf_pair d = half_block_keep(t, (vf_pair){vf_sub(v.a, k), vf_sub(v.b, k)}, n - j);
         s.a1 = vf_add(s.a1, d.a), s.b1 = vf_add(s.b1, d.b);
         q.a1 = vf_fma(d.a, d.a, q.a1), q.b1 = vf_fma(d.b, d.b, q.b1);
     }
@@ -69,14 +69,14 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
 {
     const hconst c = half_consts(mean, rstd, epi);
     const vf k = vf_set1(K1);
-    acc4 s = acc4_zero(), q = acc4_zero();
+    four_sums s = four_sums_zero(), q = four_sums_zero();
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 */
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
         half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
         half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
-        shifted_step(&s, &q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), k);
+        shifted_step(&s, &q, half_block_load(t, x1 + j), half_block_load(t, x1 + j + HB), k);
     }
     half_normalize_from(t, x0, y, g, b, i, n, c, has_g, has_b, epi, stream);
     half_shifted_sums_from(t, x1, n, j, K1, s, q, s1, s2);
@@ -130,7 +130,7 @@ static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
     uint16_t *Y = a->y;
     float K = half_shift_of(t, X, n);
     double s1, s2;
-    half_shifted_sums_from(t, X, n, 0, K, acc4_zero(), acc4_zero(), &s1, &s2);
+    half_shifted_sums_from(t, X, n, 0, K, four_sums_zero(), four_sums_zero(), &s1, &s2);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *x0 = X + r * n, *x1 = x0 + n;
         uint16_t *y = Y + r * n;
@@ -147,7 +147,7 @@ static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
             else half_row_twopass(t, x0, y, g, b, n, a->eps, NULL, 0, stream, &mean_out, &rstd_out);
             if (r + 1 < rows) {
                 K = half_shift_of(t, x1, n);
-                half_shifted_sums_from(t, x1, n, 0, K, acc4_zero(), acc4_zero(), &s1, &s2);
+                half_shifted_sums_from(t, x1, n, 0, K, four_sums_zero(), four_sums_zero(), &s1, &s2);
             }
         }
         if (ok) mean_out = mean, rstd_out = rstd;

@@ -28,64 +28,64 @@
 /* Four fp32 accumulators: the two vectors of two blocks. */
 typedef struct {
     vf a0, b0, a1, b1;
-} acc4;
+} four_sums;
 
-LN_INLINE acc4 acc4_zero(void) { return (acc4){vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)}; }
+LN_INLINE four_sums four_sums_zero(void) { return (four_sums){vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)}; }
 
-LN_INLINE void sum_step(acc4 *s, vf2 v, vf2 w)
+LN_INLINE void sum_step(four_sums *s, vf_pair v, vf_pair w)
 {
     s->a0 = vf_add(s->a0, v.a), s->b0 = vf_add(s->b0, v.b);
     s->a1 = vf_add(s->a1, w.a), s->b1 = vf_add(s->b1, w.b);
 }
 
-LN_INLINE void sq_step(acc4 *q, vf2 v, vf2 w, vf m)
+LN_INLINE void sq_step(four_sums *q, vf_pair v, vf_pair w, vf m)
 {
     vf da = vf_sub(v.a, m), db = vf_sub(v.b, m), ea = vf_sub(w.a, m), eb = vf_sub(w.b, m);
     q->a0 = vf_fma(da, da, q->a0), q->b0 = vf_fma(db, db, q->b0);
     q->a1 = vf_fma(ea, ea, q->a1), q->b1 = vf_fma(eb, eb, q->b1);
 }
 
-LN_INLINE double acc4_sum(acc4 s) { return vf_sum(vf_add(vf_add(s.a0, s.b0), vf_add(s.a1, s.b1))); }
+LN_INLINE double acc4_sum(four_sums s) { return vf_sum(vf_add(vf_add(s.a0, s.b0), vf_add(s.a1, s.b1))); }
 
 /* The fp32 sum of x[j..n) into s (which the caller may have started on x[0..j), j a multiple of
  * 2 HB), two blocks a step into four accumulators: at most n/(4 W) + 2 additions per lane, then
  * the lanes in double. Grouped the same wherever the loop was entered. */
-LN_INLINE double half_row_sum_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, acc4 s)
+LN_INLINE double half_row_sum_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, four_sums s)
 {
-    for (; j + 2 * HB <= n; j += 2 * HB) sum_step(&s, hb_load(t, x + j), hb_load(t, x + j + HB));
+    for (; j + 2 * HB <= n; j += 2 * HB) sum_step(&s, half_block_load(t, x + j), half_block_load(t, x + j + HB));
     if (j + HB <= n) {
-        vf2 v = hb_load(t, x + j);
+        vf_pair v = half_block_load(t, x + j);
         s.a0 = vf_add(s.a0, v.a), s.b0 = vf_add(s.b0, v.b);
         j += HB;
     }
     if (j < n) {
-        vf2 v = hb_load_part(t, x + j, n - j);
+        vf_pair v = half_block_load_part(t, x + j, n - j);
         s.a1 = vf_add(s.a1, v.a), s.b1 = vf_add(s.b1, v.b);
     }
     return acc4_sum(s);
 }
 
-LN_INLINE double half_row_sum(ln_dtype t, const uint16_t *x, size_t n) { return half_row_sum_from(t, x, n, 0, acc4_zero()); }
+LN_INLINE double half_row_sum(ln_dtype t, const uint16_t *x, size_t n) { return half_row_sum_from(t, x, n, 0, four_sums_zero()); }
 
 /* The sum of (x - mean)^2 the same way (fma); pf: a row to prefetch meanwhile (the next one:
  * this pass runs from cache, so the hardware prefetcher would not fetch it), or NULL. */
-LN_INLINE double half_row_sq_dev_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, float mean, acc4 q,
+LN_INLINE double half_row_sq_dev_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, float mean, four_sums q,
                                       const uint16_t *pf)
 {
     const vf m = vf_set1(mean);
     for (; j + 2 * HB <= n; j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
-        sq_step(&q, hb_load(t, x + j), hb_load(t, x + j + HB), m);
+        sq_step(&q, half_block_load(t, x + j), half_block_load(t, x + j + HB), m);
     }
     if (j + HB <= n) {
-        vf2 v = hb_load(t, x + j);
+        vf_pair v = half_block_load(t, x + j);
         vf da = vf_sub(v.a, m), db = vf_sub(v.b, m);
         q.a0 = vf_fma(da, da, q.a0), q.b0 = vf_fma(db, db, q.b0);
         j += HB;
     }
     if (j < n) { /* the lanes past n hold 0 - mean: zeroed */
-        vf2 v = hb_load_part(t, x + j, n - j);
-        vf2 d = hb_keep(t, (vf2){vf_sub(v.a, m), vf_sub(v.b, m)}, n - j);
+        vf_pair v = half_block_load_part(t, x + j, n - j);
+        vf_pair d = half_block_keep(t, (vf_pair){vf_sub(v.a, m), vf_sub(v.b, m)}, n - j);
         q.a1 = vf_fma(d.a, d.a, q.a1), q.b1 = vf_fma(d.b, d.b, q.b1);
     }
     return acc4_sum(q);
@@ -93,7 +93,7 @@ LN_INLINE double half_row_sq_dev_from(ln_dtype t, const uint16_t *x, size_t n, s
 
 LN_INLINE double half_row_sq_dev(ln_dtype t, const uint16_t *x, size_t n, float mean, const uint16_t *pf)
 {
-    return half_row_sq_dev_from(t, x, n, 0, mean, acc4_zero(), pf);
+    return half_row_sq_dev_from(t, x, n, 0, mean, four_sums_zero(), pf);
 }
 
 /* The epilogue forms, compile-time constants at every call:
@@ -128,17 +128,17 @@ LN_INLINE hconst half_consts(float mean, float rstd, int epi)
     return c;
 }
 
-LN_INLINE vf2 half_norm(vf2 x, vf2 g, vf2 b, hconst c, int has_g, int has_b, int epi)
+LN_INLINE vf_pair half_norm(vf_pair x, vf_pair g, vf_pair b, hconst c, int has_g, int has_b, int epi)
 {
     if (epi == HALF_EPI_MULBIAS) {
-        vf2 v = {vf_fma(x.a, c.rstd, c.mean), vf_fma(x.b, c.rstd, c.mean)};
+        vf_pair v = {vf_fma(x.a, c.rstd, c.mean), vf_fma(x.b, c.rstd, c.mean)};
         if (has_g) v.a = vf_mul(v.a, g.a), v.b = vf_mul(v.b, g.b);
         if (has_b) v.a = vf_add(v.a, b.a), v.b = vf_add(v.b, b.b);
         return v;
     }
     vf sa = has_g ? vf_mul(c.rstd, g.a) : c.rstd, sb = has_g ? vf_mul(c.rstd, g.b) : c.rstd;
     vf ba = has_b ? b.a : vf_set1(0.0f), bb = has_b ? b.b : vf_set1(0.0f);
-    return (vf2){vf_fma(vf_sub(x.a, c.mean), sa, ba), vf_fma(vf_sub(x.b, c.mean), sb, bb)};
+    return (vf_pair){vf_fma(vf_sub(x.a, c.mean), sa, ba), vf_fma(vf_sub(x.b, c.mean), sb, bb)};
 }
 
 #ifdef __AVX512FP16__
@@ -157,7 +157,7 @@ LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const 
 {
 #ifdef __AVX512FP16__
     if (epi == HALF_EPI_F16) {
-        const __mmask32 m = hb_mask(k);
+        const __mmask32 m = half_block_mask(k);
         const __m512i z = _mm512_setzero_si512();
         _mm512_mask_storeu_epi16(y + j, m,
                                  half_norm_f16(_mm512_maskz_loadu_epi16(m, x + j), has_g ? _mm512_maskz_loadu_epi16(m, g + j) : z,
@@ -165,10 +165,10 @@ LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const 
         return;
     }
 #endif
-    const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
-    hb_store_part(t, y + j,
-                  half_norm(hb_load_part(t, x + j, k), has_g ? hb_load_part(t, g + j, k) : none,
-                            has_b ? hb_load_part(t, b + j, k) : none, c, has_g, has_b, epi),
+    const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
+    half_block_store_part(t, y + j,
+                  half_norm(half_block_load_part(t, x + j, k), has_g ? half_block_load_part(t, g + j, k) : none,
+                            has_b ? half_block_load_part(t, b + j, k) : none, c, has_g, has_b, epi),
                   k);
 }
 
@@ -186,9 +186,9 @@ LN_INLINE void half_norm_block(ln_dtype t, const uint16_t *x, uint16_t *y, const
         return;
     }
 #endif
-    const vf2 none = {vf_set1(0.0f), vf_set1(0.0f)};
-    hb_store(t, y + i,
-             half_norm(hb_load(t, x + i), has_g ? hb_load(t, g + i) : none, has_b ? hb_load(t, b + i) : none, c,
+    const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
+    half_block_store(t, y + i,
+             half_norm(half_block_load(t, x + i), has_g ? half_block_load(t, g + i) : none, has_b ? half_block_load(t, b + i) : none, c,
                        has_g, has_b, epi),
              stream);
 }
@@ -273,15 +273,15 @@ LN_INLINE void half_pipeline3_body(ln_dtype t, const uint16_t *x0, uint16_t *y, 
 {
     const hconst c = half_consts(mean, rstd, epi);
     const vf m1 = vf_set1(mean1);
-    acc4 q = acc4_zero(), s = acc4_zero();
+    four_sums q = four_sums_zero(), s = four_sums_zero();
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 and x2 */
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
         half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
         half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
-        sq_step(&q, hb_load(t, x1 + j), hb_load(t, x1 + j + HB), m1);
-        sum_step(&s, hb_load(t, x2 + j), hb_load(t, x2 + j + HB));
+        sq_step(&q, half_block_load(t, x1 + j), half_block_load(t, x1 + j + HB), m1);
+        sum_step(&s, half_block_load(t, x2 + j), half_block_load(t, x2 + j + HB));
     }
     half_normalize_from(t, x0, y, g, b, i, n, c, has_g, has_b, epi, stream);
     *ss1 = half_row_sq_dev_from(t, x1, n, j, mean1, q, NULL);

@@ -10,10 +10,10 @@
  * epilogue computes on that layout (gamma and beta loaded the same way) and the rounding puts
  * the words back in memory order.
  *
- * Hooks, per ISA: hwords (the HB words as one integer vector), hb_widen, hb_load,
- * hb_load_part (the first n < HB elements, the rest 0, no access past them), hb_narrow (round
- * to the 16-bit format), hb_store (stream: non-temporal, vector-aligned p), hb_store_part,
- * hb_keep (zero the lanes of elements n..HB-1). */
+ * Hooks, per ISA: hwords (the HB words as one integer vector), half_block_widen, half_block_load,
+ * half_block_load_part (the first n < HB elements, the rest 0, no access past them), half_block_narrow (round
+ * to the 16-bit format), half_block_store (stream: non-temporal, vector-aligned p), half_block_store_part,
+ * half_block_keep (zero the lanes of elements n..HB-1). */
 #ifndef LN_X86_HALF_VEC_H
 #define LN_X86_HALF_VEC_H
 
@@ -22,29 +22,31 @@
 
 #define HB (2 * VF_W) /* 16-bit elements per block */
 
+/* A block of HB 16-bit elements as two fp32 vectors (loads and stores here agree on which element
+ * goes where; sums do not care). */
 typedef struct {
     vf a, b;
-} vf2;
+} vf_pair;
 
 #if VF_W == 8
 
 typedef __m256i hwords;
 
 /* A block's 16 words widened: f16 by vcvtph2ps, bf16 by the shift and the mask. */
-LN_INLINE vf2 hb_widen(ln_dtype t, __m256i v)
+LN_INLINE vf_pair half_block_widen(ln_dtype t, __m256i v)
 {
     if (t == LN_F16)
-        return (vf2){_mm256_cvtph_ps(_mm256_castsi256_si128(v)), _mm256_cvtph_ps(_mm256_extracti128_si256(v, 1))};
-    return (vf2){_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
+        return (vf_pair){_mm256_cvtph_ps(_mm256_castsi256_si128(v)), _mm256_cvtph_ps(_mm256_extracti128_si256(v, 1))};
+    return (vf_pair){_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
                  _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u)))};
 }
 
-LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
+LN_INLINE vf_pair half_block_load(ln_dtype t, const uint16_t *p)
 {
     if (t == LN_F16) /* vcvtph2ps straight from memory */
-        return (vf2){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
+        return (vf_pair){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
                      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
-    return hb_widen(t, _mm256_loadu_si256((const __m256i *)p));
+    return half_block_widen(t, _mm256_loadu_si256((const __m256i *)p));
 }
 
 /* Each lane rounded to bf16 (nearest even, the integer rounding of ln_f32_to_bf16: carries walk
@@ -62,9 +64,9 @@ LN_INLINE __m256i bf16_round_hi(vf v, int nans)
     return _mm256_castps_si256(r);
 }
 
-/* The block v as hb_load laid it out: the even lanes' bf16 in the low halves, the odd ones' in
+/* The block v as half_block_load laid it out: the even lanes' bf16 in the low halves, the odd ones' in
  * the high halves. NaNs are rare, so one test per block picks the rounding that handles them. */
-LN_INLINE __m256i bf16_pack(vf2 v)
+LN_INLINE __m256i bf16_pack(vf_pair v)
 {
     const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
     __m256 unord = _mm256_cmp_ps(v.a, v.b, _CMP_UNORD_Q); /* lanes where either is NaN */
@@ -84,16 +86,16 @@ LN_INLINE __m256i bf16_pack(vf2 v)
 /* 8 floats rounded to f16 (vcvtps2ph, nearest even). */
 LN_INLINE __m128i f16_round(vf v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 
-/* The block v, as hb_load laid it out, rounded to the 16-bit format: its 16 words. */
-LN_INLINE __m256i hb_narrow(ln_dtype t, vf2 v)
+/* The block v, as half_block_load laid it out, rounded to the 16-bit format: its 16 words. */
+LN_INLINE __m256i half_block_narrow(ln_dtype t, vf_pair v)
 {
     if (t == LN_F16) return _mm256_set_m128i(f16_round(v.b), f16_round(v.a));
     return bf16_pack(v);
 }
 
 /* The block v rounded and stored; stream: non-temporal stores (p must then be 32-byte aligned).
- * f16 stores its two vcvtps2ph halves as they come, without hb_narrow's insert. */
-LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
+ * f16 stores its two vcvtps2ph halves as they come, without half_block_narrow's insert. */
+LN_INLINE void half_block_store(ln_dtype t, uint16_t *p, vf_pair v, int stream)
 {
     if (t == LN_F16) {
         __m128i lo = f16_round(v.a), hi = f16_round(v.b);
@@ -110,34 +112,34 @@ LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
  * place or not): the n/2 whole 32-bit words by vpmaskmovd, an odd last word on its own. Copying
  * through a small buffer instead stalled every tail on store-to-load forwarding (D 257 ran at
  * half the rows/s of D 256). */
-static const int32_t hb_words_on[16] = {-1, -1, -1, -1, -1, -1, -1, -1};
-static const int16_t hb_word_at[31] = {[15] = -1};
+static const int32_t half_block_words_on[16] = {-1, -1, -1, -1, -1, -1, -1, -1};
+static const int16_t half_block_word_at[31] = {[15] = -1};
 
-LN_INLINE __m256i hb_words_part(const uint16_t *p, size_t n)
+LN_INLINE __m256i half_block_words_part(const uint16_t *p, size_t n)
 {
-    __m256i whole = _mm256_loadu_si256((const __m256i *)(hb_words_on + 8 - n / 2));
+    __m256i whole = _mm256_loadu_si256((const __m256i *)(half_block_words_on + 8 - n / 2));
     __m256i v = _mm256_maskload_epi32((const int *)p, whole);
     if (n & 1) /* p[n-1] broadcast, blended into word n-1 */
         v = _mm256_blendv_epi8(v, _mm256_set1_epi16((short)p[n - 1]),
-                               _mm256_loadu_si256((const __m256i *)(hb_word_at + 16 - n)));
+                               _mm256_loadu_si256((const __m256i *)(half_block_word_at + 16 - n)));
     return v;
 }
 
-LN_INLINE void hb_store_words_part(uint16_t *p, __m256i v, size_t n)
+LN_INLINE void half_block_store_words_part(uint16_t *p, __m256i v, size_t n)
 {
-    _mm256_maskstore_epi32((int *)p, _mm256_loadu_si256((const __m256i *)(hb_words_on + 8 - n / 2)), v);
+    _mm256_maskstore_epi32((int *)p, _mm256_loadu_si256((const __m256i *)(half_block_words_on + 8 - n / 2)), v);
     if (n & 1) /* word n-1 is the low half of 32-bit lane (n-1)/2 */
         p[n - 1] = (uint16_t)_mm256_cvtsi256_si32(_mm256_permutevar8x32_epi32(v, _mm256_set1_epi32((int)(n - 1) / 2)));
 }
 
 /* The first n < HB elements (the rest of the block reads as 0). */
-LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n) { return hb_widen(t, hb_words_part(p, n)); }
+LN_INLINE vf_pair half_block_load_part(ln_dtype t, const uint16_t *p, size_t n) { return half_block_widen(t, half_block_words_part(p, n)); }
 
-LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n) { hb_store_words_part(p, hb_narrow(t, v), n); }
+LN_INLINE void half_block_store_part(ln_dtype t, uint16_t *p, vf_pair v, size_t n) { half_block_store_words_part(p, half_block_narrow(t, v), n); }
 
 /* v with the lanes of elements n .. HB-1 zeroed: the lane mask is a block of 16-bit all-ones
- * or zeros laid out as hb_load does, each half sign-extended to 32 bits. */
-LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
+ * or zeros laid out as half_block_load does, each half sign-extended to 32 bits. */
+LN_INLINE vf_pair half_block_keep(ln_dtype t, vf_pair v, size_t n)
 {
     static const int16_t ones[2 * HB] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
     __m256i m = _mm256_loadu_si256((const __m256i *)(ones + HB - n)), ma, mb;
@@ -148,47 +150,47 @@ LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
         ma = _mm256_srai_epi32(_mm256_slli_epi32(m, 16), 16);
         mb = _mm256_srai_epi32(m, 16);
     }
-    return (vf2){_mm256_and_ps(v.a, _mm256_castsi256_ps(ma)), _mm256_and_ps(v.b, _mm256_castsi256_ps(mb))};
+    return (vf_pair){_mm256_and_ps(v.a, _mm256_castsi256_ps(ma)), _mm256_and_ps(v.b, _mm256_castsi256_ps(mb))};
 }
 
 #elif VF_W == 16
 
 typedef __m512i hwords;
 
-LN_INLINE __mmask32 hb_mask(size_t n) { return (__mmask32)((1u << n) - 1); }
+LN_INLINE __mmask32 half_block_mask(size_t n) { return (__mmask32)((1u << n) - 1); }
 
 /* A block's 32 words widened: f16 by vcvtph2ps, bf16 by the shift and the mask. */
-LN_INLINE vf2 hb_widen(ln_dtype t, __m512i v)
+LN_INLINE vf_pair half_block_widen(ln_dtype t, __m512i v)
 {
     if (t == LN_F16)
-        return (vf2){_mm512_cvtph_ps(_mm512_castsi512_si256(v)), _mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1))};
-    return (vf2){_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)),
+        return (vf_pair){_mm512_cvtph_ps(_mm512_castsi512_si256(v)), _mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1))};
+    return (vf_pair){_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)),
                  _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u)))};
 }
 
-LN_INLINE vf2 hb_load(ln_dtype t, const uint16_t *p)
+LN_INLINE vf_pair half_block_load(ln_dtype t, const uint16_t *p)
 {
     if (t == LN_F16) /* vcvtph2ps straight from memory */
-        return (vf2){_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)),
+        return (vf_pair){_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)),
                      _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 16)))};
-    return hb_widen(t, _mm512_loadu_si512(p));
+    return half_block_widen(t, _mm512_loadu_si512(p));
 }
 
 /* Masked loads and stores touch only the first n words: tails need no copy. */
-LN_INLINE vf2 hb_load_part(ln_dtype t, const uint16_t *p, size_t n)
+LN_INLINE vf_pair half_block_load_part(ln_dtype t, const uint16_t *p, size_t n)
 {
-    return hb_widen(t, _mm512_maskz_loadu_epi16(hb_mask(n), p));
+    return half_block_widen(t, _mm512_maskz_loadu_epi16(half_block_mask(n), p));
 }
 
 /* 16 floats rounded to f16 (vcvtps2ph, nearest even). */
 LN_INLINE __m256i f16_round(vf v) { return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 
-/* The block v as hb_load laid it out (even elements in a, odd ones in b) rounded to bf16, in
+/* The block v as half_block_load laid it out (even elements in a, odd ones in b) rounded to bf16, in
  * memory order. With AVX512-BF16: vcvtne2ps2bf16 (nearest even, NaNs quiet; it treats fp32
  * subnormal inputs as zero, so results below 2^-126 become 0, see docs/lowp.md) gives the even
  * words then the odd ones, and one vpermw interleaves them. Without: the integer rounding of
  * ln_f32_to_bf16 on each lane (carries walk into the exponent; NaN lanes made quiet instead). */
-LN_INLINE __m512i bf16_pack(vf2 v)
+LN_INLINE __m512i bf16_pack(vf_pair v)
 {
 #ifdef __AVX512BF16__
     const __m512i order = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6,
@@ -208,16 +210,16 @@ LN_INLINE __m512i bf16_pack(vf2 v)
 #endif
 }
 
-/* The block v, as hb_load laid it out, rounded to the 16-bit format: its 32 words. */
-LN_INLINE __m512i hb_narrow(ln_dtype t, vf2 v)
+/* The block v, as half_block_load laid it out, rounded to the 16-bit format: its 32 words. */
+LN_INLINE __m512i half_block_narrow(ln_dtype t, vf_pair v)
 {
     if (t == LN_F16) return _mm512_inserti64x4(_mm512_castsi256_si512(f16_round(v.a)), f16_round(v.b), 1);
     return bf16_pack(v);
 }
 
 /* The block v rounded and stored; stream: non-temporal stores (p must then be 64-byte aligned).
- * f16 stores its two vcvtps2ph halves as they come, without hb_narrow's insert. */
-LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
+ * f16 stores its two vcvtps2ph halves as they come, without half_block_narrow's insert. */
+LN_INLINE void half_block_store(ln_dtype t, uint16_t *p, vf_pair v, int stream)
 {
     if (t == LN_F16) {
         __m256i lo = f16_round(v.a), hi = f16_round(v.b);
@@ -230,29 +232,29 @@ LN_INLINE void hb_store(ln_dtype t, uint16_t *p, vf2 v, int stream)
     }
 }
 
-LN_INLINE void hb_store_part(ln_dtype t, uint16_t *p, vf2 v, size_t n)
+LN_INLINE void half_block_store_part(ln_dtype t, uint16_t *p, vf_pair v, size_t n)
 {
-    _mm512_mask_storeu_epi16(p, hb_mask(n), hb_narrow(t, v));
+    _mm512_mask_storeu_epi16(p, half_block_mask(n), half_block_narrow(t, v));
 }
 
 /* v with the lanes of elements n .. HB-1 zeroed: f16 holds elements 0-15 in a and 16-31 in b,
  * bf16 the (n + 1) / 2 even ones in a and the n / 2 odd ones in b. */
-LN_INLINE vf2 hb_keep(ln_dtype t, vf2 v, size_t n)
+LN_INLINE vf_pair half_block_keep(ln_dtype t, vf_pair v, size_t n)
 {
     size_t na = t == LN_F16 ? (n < VF_W ? n : VF_W) : (n + 1) / 2, nb = t == LN_F16 ? (n < VF_W ? 0 : n - VF_W) : n / 2;
-    return (vf2){vf_keep(v.a, na), vf_keep(v.b, nb)};
+    return (vf_pair){vf_keep(v.a, na), vf_keep(v.b, nb)};
 }
 
 #else
 #error "half-vec.h: no 16-bit block layer for this vector width"
 #endif
 
-/* HB elements in memory order through hb_load (widened) and hb_store (rounded), for the tests'
+/* HB elements in memory order through half_block_load (widened) and half_block_store (rounded), for the tests'
  * bit-exact checks of the block layer (half-blocks-<isa>.c). */
-static inline void hb_load_in_order(ln_dtype t, const uint16_t *in, float *out)
+static inline void half_block_load_in_order(ln_dtype t, const uint16_t *in, float *out)
 {
     float a[VF_W], b[VF_W];
-    vf2 v = hb_load(t, in);
+    vf_pair v = half_block_load(t, in);
     vf_store(a, v.a), vf_store(b, v.b);
     for (int i = 0; i < VF_W; i++) {
         if (t == LN_F16) out[i] = a[i], out[VF_W + i] = b[i];
@@ -260,14 +262,14 @@ static inline void hb_load_in_order(ln_dtype t, const uint16_t *in, float *out)
     }
 }
 
-static inline void hb_store_in_order(ln_dtype t, const float *in, uint16_t *out)
+static inline void half_block_store_in_order(ln_dtype t, const float *in, uint16_t *out)
 {
     float a[VF_W], b[VF_W];
     for (int i = 0; i < VF_W; i++) {
         a[i] = t == LN_F16 ? in[i] : in[2 * i];
         b[i] = t == LN_F16 ? in[VF_W + i] : in[2 * i + 1];
     }
-    hb_store(t, out, (vf2){vf_load(a), vf_load(b)}, 0);
+    half_block_store(t, out, (vf_pair){vf_load(a), vf_load(b)}, 0);
 }
 
 /* LN_VEC_KERNEL for this file's ISA: files built with AVX512-FP16 (f16 arithmetic) are named

@@ -165,7 +165,7 @@ LN_INLINE double vd_sum(vd v)
 }
 
 #else
-#error "kernels/x86/vec.h needs -mavx2 -mfma or -mavx512f (see the Makefile's ISA_* flags)"
+#error "kernels/x86/vec.h needs -mavx2 -mfma or -mavx512f (the flags of its ISA line in kernels/isa.def)"
 #endif
 
 /* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */

@@ -2,8 +2,8 @@
  * the vectorized normalization pass, the row code of f32-twopass with the double-precision
  * fallback (f32-fallback.h) for rows whose fp32 statistics overflow or underflow, and the
  * error-bound arithmetic of multi-accumulator sums. */
-#ifndef LN_X86_F32_ROWS_H
-#define LN_X86_F32_ROWS_H
+#ifndef LN_X86_F32_PASSES_H
+#define LN_X86_F32_PASSES_H
 
 #include <math.h>
 

@@ -2,8 +2,8 @@
  * normalization, in the order ln_bound_epilogue (bounds.h) counts, and the statistics out; or,
  * for statistics that overflowed or underflowed, the row again in double.
  * In place is safe: each x_i is read before y_i is written. */
-#ifndef LN_SCALAR_F32_ROW_H
-#define LN_SCALAR_F32_ROW_H
+#ifndef LN_SCALAR_F32_NORMALIZE_ROW_H
+#define LN_SCALAR_F32_NORMALIZE_ROW_H
 
 #include <math.h>
 

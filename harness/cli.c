@@ -144,9 +144,55 @@ const char *ln_did_you_mean(const char *word, const char *const *choices, size_t
     return best && best_d > 0 && best_d <= limit ? best : NULL;
 }
 
+ln_op ln_cli_op = LN_OP_LAYERNORM;
+int ln_cli_op_given;
+
+ln_op ln_parse_op(const char *name)
+{
+    for (int op = 0; op < LN_NOPS; op++)
+        if (!strcmp(name, ln_op_name((ln_op)op))) return (ln_op)op;
+    ln_die_usage("--op: unknown operator '%s'; valid: layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd", name);
+}
+
+int ln_op_take_args(int argc, char **argv, int first)
+{
+    int out = first;
+    for (int i = first; i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--op")) {
+            if (i + 1 >= argc) ln_die_usage("--op: an operator is needed (layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd)");
+            v = argv[++i];
+        } else if (!strncmp(argv[i], "--op=", 5)) {
+            v = argv[i] + 5;
+        } else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        ln_cli_op = ln_parse_op(v);
+        ln_cli_op_given = 1;
+    }
+    argv[out] = NULL;
+    return out;
+}
+
+/* The run's kernels of the selected op: the i-th of them, and their count. */
+static size_t op_kernel_count(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ln_kernel_count(); i++) n += ln_kernel_at(i)->op == ln_cli_op;
+    return n;
+}
+
+static const ln_kernel *op_kernel_at(size_t i)
+{
+    for (size_t j = 0; j < ln_kernel_count(); j++)
+        if (ln_kernel_at(j)->op == ln_cli_op && i-- == 0) return ln_kernel_at(j);
+    return NULL;
+}
+
 size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable)
 {
-    size_t nitems, nall = ln_kernel_count();
+    size_t nitems, nall = op_kernel_count();
     char **items = ln_split_list(list, "--kernels", &nitems);
     char *chosen = calloc(nall, 1);
     const ln_kernel **ks = malloc((nall + 1) * sizeof *ks);
@@ -154,11 +200,11 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
     for (size_t j = 0; j < nitems; j++) {
         int matched = 0;
         for (size_t i = 0; i < nall; i++)
-            if (fnmatch(items[j], ln_kernel_at(i)->name, 0) == 0) chosen[i] = 1, matched = 1;
+            if (fnmatch(items[j], op_kernel_at(i)->name, 0) == 0) chosen[i] = 1, matched = 1;
         if (!matched) {
             const char **names = malloc(nall * sizeof *names);
             if (!names) ln_die("out of memory");
-            for (size_t i = 0; i < nall; i++) names[i] = ln_kernel_at(i)->name;
+            for (size_t i = 0; i < nall; i++) names[i] = op_kernel_at(i)->name;
             const char *near = ln_did_you_mean(items[j], names, nall);
             if (near) fprintf(stderr, "lnbench: --kernels: no kernel named '%s'; did you mean '%s'?\n", items[j], near);
             else fprintf(stderr, "lnbench: --kernels: no kernel matches '%s' ('lnbench list' shows the %zu kernels)\n", items[j], nall);
@@ -169,13 +215,13 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
     size_t n = 0, skipped = 0;
     for (size_t i = 0; i < nall; i++) {
         if (!chosen[i]) continue;
-        if (!keep_unavailable && !ln_kernel_available(ln_kernel_at(i))) {
+        if (!keep_unavailable && !ln_kernel_available(op_kernel_at(i))) {
             /* one line for all of them: the CPU (or LNBENCH_ISA, or a peer library) cannot run them */
             fprintf(stderr, "%s %s", skipped++ ? "," : "lnbench: note: not runnable here (lnbench list says why), skipped:",
-                    ln_kernel_at(i)->name);
+                    op_kernel_at(i)->name);
             continue;
         }
-        ks[n++] = ln_kernel_at(i);
+        ks[n++] = op_kernel_at(i);
     }
     if (skipped) fputc('\n', stderr);
     free(chosen);

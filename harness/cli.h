@@ -39,7 +39,16 @@ typedef struct {
 ln_shard ln_parse_shard(const char *s);
 static inline int ln_shard_takes(ln_shard sh, size_t i) { return sh.count <= 1 || i % sh.count == sh.index; }
 
-/* Kernels matching a comma list of names or globs ("f32-*,f64-twopass-scalar"), in
+/* The operator the verbs work on: --op NAME (or --op=NAME) on any verb, taken out of argv by
+ * main like --plugin; layernorm when not given (ln_cli_op_given is then 0). */
+extern ln_op ln_cli_op;
+extern int ln_cli_op_given;
+/* The op called name; a usage error naming the valid ops otherwise. */
+ln_op ln_parse_op(const char *name);
+/* Removes every --op from argv[first..argc), setting ln_cli_op; returns the new argc. */
+int ln_op_take_args(int argc, char **argv, int first);
+
+/* Kernels of op ln_cli_op matching a comma list of names or globs ("f32-*,f64-twopass-scalar"), in
  * kernels.inc order then the plugins' (plugin.h), each once. A name or glob matching no kernel
  * is a usage error (with the nearest kernel name when it looks misspelt); an empty selection too;
  * kernels not available on this CPU are left out with a note on stderr unless `keep_unavailable`.

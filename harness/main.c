@@ -32,6 +32,8 @@ static void usage(FILE *f)
     char caps[256];
     fprintf(f,
             "\noptions of every verb:\n"
+            "  --op OP        the operator: layernorm (default), rmsnorm, layernorm-bwd, rmsnorm-bwd\n"
+            "                 (docs/ops.md); selects the kernels and the reference\n"
             "  --plugin PATH  also load the kernels of the shared library PATH (repeatable;\n"
             "                 docs/plugins.md): listed, measured and timed beside the built-in ones\n"
             "\nenvironment:\n"
@@ -66,6 +68,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NVERBS; i++)
         if (!strcmp(argv[1], verbs[i].name)) {
             argc = ln_plugin_take_args(argc, argv, 2);
+            argc = ln_op_take_args(argc, argv, 2);
             return verbs[i].run(argc - 1, argv + 1);
         }
     const char *names[NVERBS];

@@ -11,14 +11,18 @@ static const ln_kernel **loaded;    /* plugin kernels, copied (see below) */
 static const char **loaded_from;    /* the library each came from */
 static size_t nloaded;
 
-size_t ln_kernel_count(void) { return ln_num_kernels + nloaded; }
+size_t ln_kernel_count(void) { return ln_num_kernels + ln_num_op_kernels + nloaded; }
 
-const ln_kernel *ln_kernel_at(size_t i) { return i < ln_num_kernels ? ln_all_kernels[i] : loaded[i - ln_num_kernels]; }
+const ln_kernel *ln_kernel_at(size_t i)
+{
+    if (i < ln_num_kernels) return ln_all_kernels[i];
+    i -= ln_num_kernels;
+    return i < ln_num_op_kernels ? ln_op_kernels[i] : loaded[i - ln_num_op_kernels];
+}
 
 static const char *owner(const char *name)
 {
-    for (size_t i = 0; i < ln_num_kernels; i++)
-        if (!strcmp(ln_all_kernels[i]->name, name)) return "a built-in kernel";
+    if (ln_kernel_find(name)) return "a built-in kernel";
     for (size_t i = 0; i < nloaded; i++)
         if (!strcmp(loaded[i]->name, name)) return loaded_from[i];
     return NULL;

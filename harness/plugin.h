@@ -1,4 +1,4 @@
-/* The kernel set of a run: the built-in kernels (kernels.inc) followed by those of the plugins
+/* The kernel set of a run: the built-in kernels of every op (kernels.inc) followed by those of the plugins
  * loaded with --plugin (kernel.h's ln_plugin, docs/plugins.md). Every verb selects from it. */
 #ifndef LN_PLUGIN_H
 #define LN_PLUGIN_H

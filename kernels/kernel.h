@@ -22,8 +22,27 @@ typedef struct {
     void *y;                   /* same shape and dtype; may alias x (in place) */
     const void *gamma, *beta;  /* D elements each, kernel's dtype; NULL means 1 and 0 */
     double eps;                /* added to the variance inside the square root */
-    double *mean, *rstd;       /* optional per-row statistics out (rows each); may be NULL */
+    double *mean, *rstd;       /* optional per-row statistics out (rows each); may be NULL.
+                                * Backward ops read them: the statistics saved by the forward
+                                * pass (rmsnorm-bwd reads rstd only). */
+    /* Backward ops only (docs/ops.md); forward kernels ignore them. */
+    const void *dy;            /* rows * D upstream gradient, kernel's dtype */
+    void *dx;                  /* rows * D gradient of x, kernel's dtype; may alias dy */
+    void *dgamma, *dbeta;      /* D each, kernel's dtype: sums over the call's rows; may be NULL */
 } ln_args;
+
+/* The operator a kernel computes; zero is LayerNorm forward, so kernels that do not say are it.
+ *   rmsnorm        y = x / sqrt(mean(x^2) + eps) * gamma + beta    (no centring; beta optional)
+ *   layernorm-bwd  g = gamma dy, xhat = (x - mean) rstd:
+ *                  dx = rstd (g - mean(g) - xhat mean(g xhat)), dgamma = sum_rows dy xhat,
+ *                  dbeta = sum_rows dy
+ *   rmsnorm-bwd    xhat = x rstd: dx = rstd (g - xhat mean(g xhat)), dgamma and dbeta as above */
+typedef enum { LN_OP_LAYERNORM = 0, LN_OP_RMSNORM, LN_OP_LAYERNORM_BWD, LN_OP_RMSNORM_BWD, LN_NOPS } ln_op;
+
+/* "layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd"; NULL for a value outside ln_op. */
+const char *ln_op_name(ln_op op);
+static inline int ln_op_is_backward(ln_op op) { return op == LN_OP_LAYERNORM_BWD || op == LN_OP_RMSNORM_BWD; }
+static inline int ln_op_centres(ln_op op) { return op == LN_OP_LAYERNORM || op == LN_OP_LAYERNORM_BWD; }
 
 /* CPU features a kernel needs (bit set), one bit per line of isa.def: LN_ISA_AVX2,
  * LN_ISA_AVX512 (F, BW, VL, DQ), LN_ISA_AVX512BF16, LN_ISA_AVX512FP16; see cpu.h. */
@@ -89,6 +108,10 @@ typedef struct ln_kernel {
     /* A run-time condition beyond .isa, for kernels whose support the CPU bits do not decide
      * (a peer library with no implementation of this dtype for this CPU); NULL = none. */
     int (*usable)(void);
+    /* The operator (ln_op): 0 is LayerNorm forward. For the other ops `forward` computes that op
+     * and `bound` states its error in the same units: for rmsnorm kappa is 1 (no centring); for
+     * the backward ops the bound is on dx, kappa the row's condition number of dx (docs/ops.md). */
+    ln_op op;
 } ln_kernel;
 
 /* Kernels from outside: a shared library loaded with `lnbench --plugin lib.so` exports
@@ -103,9 +126,13 @@ typedef struct {
     const ln_kernel *const *kernels; /* count kernels, each with a unique name and a forward */
 } ln_plugin;
 
-/* Every kernel compiled into this binary, available on this CPU or not, in kernels.inc order. */
+/* Every LayerNorm forward kernel compiled into this binary, available on this CPU or not, in
+ * kernels.inc order (LN_KERNEL lines). */
 extern const ln_kernel *const ln_all_kernels[];
 extern const size_t ln_num_kernels;
+/* The kernels of the other ops (LN_OP_KERNEL lines), each with its .op. */
+extern const ln_kernel *const ln_op_kernels[];
+extern const size_t ln_num_op_kernels;
 
 /* Whether the running CPU (capped by ln_cpu_set_cap) has every feature kernel k needs, and k's
  * usable() condition, if any, holds. */

@@ -4,15 +4,34 @@
 #include "kernel.h"
 
 #define LN_KERNEL(id) extern const ln_kernel ln_##id;
+#define LN_OP_KERNEL(id) extern const ln_kernel ln_##id;
 #include "kernels.inc"
 #undef LN_KERNEL
+#undef LN_OP_KERNEL
 
 const ln_kernel *const ln_all_kernels[] = {
 #define LN_KERNEL(id) &ln_##id,
+#define LN_OP_KERNEL(id)
 #include "kernels.inc"
 #undef LN_KERNEL
+#undef LN_OP_KERNEL
 };
 const size_t ln_num_kernels = sizeof ln_all_kernels / sizeof ln_all_kernels[0];
+
+const ln_kernel *const ln_op_kernels[] = {
+#define LN_KERNEL(id)
+#define LN_OP_KERNEL(id) &ln_##id,
+#include "kernels.inc"
+#undef LN_KERNEL
+#undef LN_OP_KERNEL
+};
+const size_t ln_num_op_kernels = sizeof ln_op_kernels / sizeof ln_op_kernels[0];
+
+const char *ln_op_name(ln_op op)
+{
+    static const char *const names[LN_NOPS] = {"layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd"};
+    return (unsigned)op < LN_NOPS ? names[op] : NULL;
+}
 
 int ln_kernel_available(const ln_kernel *k)
 {
@@ -31,6 +50,8 @@ const ln_kernel *ln_kernel_find(const char *name)
 {
     for (size_t i = 0; i < ln_num_kernels; i++)
         if (strcmp(ln_all_kernels[i]->name, name) == 0) return ln_all_kernels[i];
+    for (size_t i = 0; i < ln_num_op_kernels; i++)
+        if (strcmp(ln_op_kernels[i]->name, name) == 0) return ln_op_kernels[i];
     return NULL;
 }
 

@@ -153,8 +153,10 @@ static void row_stats(row_state *r, mpfr_srcptr V, mpfr_srcptr D2, ln_ref_stats 
     mpfr_clears(Dm, A, P, (mpfr_ptr)0);
 }
 
-void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
-                double *y_hi, double *y_lo, ln_ref_stats *st)
+/* LayerNorm (centred) or RMSNorm (not): RMSNorm is the same computation with S1 taken as 0, so
+ * R = D sum x^2 + D^2 eps = D^2 (mean(x^2) + eps) and N_i = D x_i. */
+static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta,
+                    double eps, void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
 {
     const mpfr_prec_t p = ln_fmt(t)->p;
     set_nonfinite_stats(st);
@@ -197,6 +199,7 @@ void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const vo
     mpfr_set_prec(r.Dx, 53 + 64);
 
     ln_mpfr_exact_sum(r.S1, ptrs, D);
+    if (!centred) mpfr_set_zero(r.S1, 1);
     ln_mpfr_exact_sum(S2, ptrs + D, D);
     mpfr_set_prec(DS2, mpfr_get_prec(S2) + 64);
     mpfr_mul_ui(DS2, S2, (unsigned long)D, MPFR_RNDN); /* exact */
@@ -255,4 +258,16 @@ void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const vo
     free(ptrs);
     mpfr_set_emin(old_emin);
     mpfr_set_emax(old_emax);
+}
+
+void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
+                double *y_hi, double *y_lo, ln_ref_stats *st)
+{
+    ref_row(1, t, D, x, gamma, beta, eps, y, y_hi, y_lo, st);
+}
+
+void ln_ref_rms_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
+                    double *y_hi, double *y_lo, ln_ref_stats *st)
+{
+    ref_row(0, t, D, x, gamma, beta, eps, y, y_hi, y_lo, st);
 }

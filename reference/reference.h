@@ -27,4 +27,34 @@ typedef struct {
 void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps,
                 void *y, double *y_hi, double *y_lo, ln_ref_stats *st);
 
+/* RMSNorm of one row, y_i = gamma_i x_i / sqrt(mean(x^2) + eps) + beta_i, with the same
+ * guarantees and semantics (the same code with the row sum taken as 0). st->mean is 0,
+ * st->var the mean square mean(x^2), st->kappa 1. */
+void ln_ref_rms_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
+                    double *y_hi, double *y_lo, ln_ref_stats *st);
+
+/* The backward ops over `rows` rows of D elements of format t (docs/reference.md, docs/ops.md):
+ * centred = 1 for LayerNorm, 0 for RMSNorm. Exact arithmetic on the stored x, dy, gamma (NULL
+ * means 1) and the exact statistics of each row (mean, rstd from x and eps), each output
+ * correctly rounded to t:
+ *   dx      rows x D; dx_hi, dx_lo (may be NULL) its exact value as hi + lo
+ *   dgamma  D: sum over rows of dy xhat; dbeta D: sum over rows of dy (either may be NULL),
+ *           with their exact values in *_hi, *_lo (may be NULL)
+ *   st      (may be NULL) rows statistics as ln_ref_row gives them.
+ * Rows holding a non-finite x or dy, or with mean(x^2)-or-var + eps <= 0, give NaN in dx and in
+ * every dgamma (dbeta: NaN only for non-finite dy). eps must be finite. */
+void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy,
+                     const void *gamma, double eps, void *dx, double *dx_hi, double *dx_lo, void *dgamma,
+                     double *dg_hi, double *dg_lo, void *dbeta, double *db_hi, double *db_lo, ln_ref_stats *st);
+
+/* dx of the backward ops with the statistics taken as given (the second meaning of "exact" for
+ * backward, docs/reference.md): mean[r] (read only when centred) and rstd[r] are exact inputs,
+ * like x, dy and gamma, so xhat = (x - mean) rstd, every sum and the numerator of
+ *   dx_i = rstd (D g_i - c sum g - xhat_i sum g xhat) / D
+ * are exact and one correctly rounded division by D gives dx_i. Rows with a non-finite input
+ * or statistic give NaN. */
+void ln_ref_bwd_saved_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy,
+                           const void *gamma, const double *mean, const double *rstd, void *dx, double *dx_hi,
+                           double *dx_lo);
+
 #endif

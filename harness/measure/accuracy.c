@@ -34,10 +34,54 @@ static ln_input classify_row(ln_dtype t, const double *drawn, const void *x, siz
     return !drawn_constant && stored_constant ? LN_INPUT_COLLAPSED : LN_INPUT_OK;
 }
 
+/* Backward: dy normal with a seed of its own, then the reference of dx, dgamma, dbeta. */
+static int prepare_backward(const ln_case *c, ln_prepared *p)
+{
+    ln_dtype t = c->dtype;
+    size_t n = elements(c), size = ln_fmt(t)->size;
+    p->dy = malloc(n * size);
+    p->dg_ref = malloc(c->D * size), p->db_ref = malloc(c->D * size);
+    p->dg_hi = malloc(c->D * sizeof(double)), p->dg_lo = malloc(c->D * sizeof(double));
+    p->db_hi = malloc(c->D * sizeof(double)), p->db_lo = malloc(c->D * sizeof(double));
+    p->given_mean = malloc(c->rows * sizeof(double)), p->given_rstd = malloc(c->rows * sizeof(double));
+    p->dxs_ref = malloc(n * size), p->dxs_hi = malloc(n * sizeof(double)), p->dxs_lo = malloc(n * sizeof(double));
+    if (!p->dy || !p->dg_ref || !p->db_ref || !p->dg_hi || !p->dg_lo || !p->db_hi || !p->db_lo || !p->given_mean ||
+        !p->given_rstd || !p->dxs_ref || !p->dxs_hi || !p->dxs_lo) {
+        fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu\n", c->rows, c->D);
+        ln_prepared_free(p);
+        return -1;
+    }
+    ln_dist normal = {.kind = LN_DIST_NORMAL};
+    ln_dist_fill(&normal, t, c->rows, c->D, c->seed ^ 0x9e3779b97f4a7c15u, p->dy);
+    ln_ref_bwd_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, c->eps, p->y_ref, p->y_hi,
+                    p->y_lo, p->dg_ref, p->dg_hi, p->dg_lo, p->db_ref, p->db_hi, p->db_lo, p->stats);
+    double abs_dg = 0, abs_db = 0, max_dg = 0, max_db = 0;
+    for (size_t j = 0; j < c->D; j++) {
+        double sg = 0, sb = 0;
+        for (size_t r = 0; r < c->rows; r++) {
+            double dy = fabs(ln_load(t, p->dy, r * c->D + j)), x = ln_load(t, p->x, r * c->D + j);
+            sg += dy * fabs((x - p->stats[r].mean) * p->stats[r].rstd);
+            sb += dy;
+        }
+        abs_dg = fmax(abs_dg, sg), abs_db = fmax(abs_db, sb);
+        max_dg = fmax(max_dg, fabs(p->dg_hi[j])), max_db = fmax(max_db, fabs(p->db_hi[j]));
+    }
+    p->dgamma_kappa = abs_dg / max_dg, p->dbeta_kappa = abs_db / max_db;
+    for (size_t r = 0; r < c->rows; r++) {
+        double m = p->stats[r].mean, rs = p->stats[r].rstd;
+        p->given_mean[r] = c->saved_f32 ? (float)m : m;
+        p->given_rstd[r] = c->saved_f32 ? (float)rs : rs;
+    }
+    ln_ref_bwd_saved_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, p->given_mean,
+                          p->given_rstd, p->dxs_ref, p->dxs_hi, p->dxs_lo);
+    return 0;
+}
+
 int ln_prepare(const ln_case *c, ln_prepared *p)
 {
     memset(p, 0, sizeof *p);
     p->c = *c;
+    p->dgamma_kappa = p->dbeta_kappa = NAN;
     ln_dtype t = c->dtype;
     size_t n = elements(c), size = ln_fmt(t)->size;
     if (c->D == 0 || c->rows == 0 || n / c->D != c->rows || n > ((size_t)-1) / 32) {
@@ -79,9 +123,11 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     for (size_t r = 0; r < c->rows; r++)
         p->input[r] = (unsigned char)classify_row(t, drawn + r * c->D, (const char *)p->x + r * c->D * size, c->D);
     free(drawn);
+    if (ln_op_is_backward(c->op)) return prepare_backward(c, p);
     for (size_t r = 0; r < c->rows; r++)
-        ln_ref_row(t, c->D, (const char *)p->x + r * c->D * size, p->gamma, p->beta, c->eps,
-                   (char *)p->y_ref + r * c->D * size, p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
+        (c->op == LN_OP_RMSNORM ? ln_ref_rms_row : ln_ref_row)(
+            t, c->D, (const char *)p->x + r * c->D * size, p->gamma, p->beta, c->eps,
+            (char *)p->y_ref + r * c->D * size, p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
     return 0;
 }
 
@@ -95,6 +141,9 @@ void ln_prepared_free(ln_prepared *p)
     free(p->y_lo);
     free(p->stats);
     free(p->input);
+    free(p->dy), free(p->dg_ref), free(p->db_ref);
+    free(p->dg_hi), free(p->dg_lo), free(p->db_hi), free(p->db_lo);
+    free(p->given_mean), free(p->given_rstd), free(p->dxs_ref), free(p->dxs_hi), free(p->dxs_lo);
     memset(p, 0, sizeof *p);
 }
 
@@ -115,18 +164,31 @@ static double exact_ulp(ln_dtype t, double hi, double lo)
  * with NaN. */
 static int agrees(double yv, double ref) { return yv == ref || (isnan(yv) && isnan(ref)); }
 
+/* A rows x D tensor's reference: rounded to the dtype (ref) and exact (hi + lo). */
+typedef struct {
+    size_t rows, D;
+    const void *ref;
+    const double *hi, *lo;
+} tensor_ref;
+
+/* The case's output (y, or dx for the backward ops). */
+static tensor_ref output_ref(const ln_prepared *p)
+{
+    return (tensor_ref){.rows = p->c.rows, .D = p->c.D, .ref = p->y_ref, .hi = p->y_hi, .lo = p->y_lo};
+}
+
 /* Row r's normwise error in u (docs/metrics.md) over its finite pairs; *mismatch gets the count
  * of non-finite disagreements, *worst_col the element with the largest error (or the first
  * mismatch). NaN when no pair is finite. */
-static double row_norm_error(const ln_prepared *p, const void *y, size_t r, size_t *mismatch, size_t *worst_col)
+static double row_norm_error(ln_dtype t, const tensor_ref *R, const void *y, size_t r, size_t *mismatch,
+                             size_t *worst_col)
 {
-    ln_dtype t = p->c.dtype;
     double row_err = 0, row_max = 0;
     int has_pair = 0;
     *mismatch = 0, *worst_col = 0;
-    for (size_t i = 0; i < p->c.D; i++) {
-        size_t k = r * p->c.D + i;
-        double yv = ln_load(t, y, k), ref = ln_load(t, p->y_ref, k), hi = p->y_hi[k], lo = p->y_lo[k];
+    for (size_t i = 0; i < R->D; i++) {
+        size_t k = r * R->D + i;
+        double yv = ln_load(t, y, k), ref = ln_load(t, R->ref, k), hi = R->hi[k], lo = R->lo[k];
         if (!isfinite(yv) || !isfinite(ref)) {
             if (!agrees(yv, ref) && (*mismatch)++ == 0) *worst_col = i;
             continue;
@@ -141,7 +203,9 @@ static double row_norm_error(const ln_prepared *p, const void *y, size_t r, size
     return has_pair ? row_err / fmax(row_max, ldexp(1.0, ln_fmt(t)->emin)) / ln_unit_roundoff(t) : NAN;
 }
 
-void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
+/* The metrics of tensor y against its reference R (worst_x is x's element only when y is rows x
+ * D of the case, i.e. y or dx). */
+static void measure_tensor(const ln_prepared *p, const tensor_ref *R, const void *y, ln_errors *e)
 {
     const ln_case *c = &p->c;
     ln_dtype t = c->dtype;
@@ -151,10 +215,10 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
     e->max_ulp = e->mean_ulp = e->max_norm = NAN;
     e->worst_x = e->worst_y = e->worst_y_exact = NAN;
     e->mean_relerr = e->rstd_relerr = NAN;
-    for (size_t r = 0; r < c->rows; r++) {
-        for (size_t i = 0; i < c->D; i++) {
-            size_t k = r * c->D + i;
-            double yv = ln_load(t, y, k), ref = ln_load(t, p->y_ref, k), hi = p->y_hi[k], lo = p->y_lo[k];
+    for (size_t r = 0; r < R->rows; r++) {
+        for (size_t i = 0; i < R->D; i++) {
+            size_t k = r * R->D + i;
+            double yv = ln_load(t, y, k), ref = ln_load(t, R->ref, k), hi = R->hi[k], lo = R->lo[k];
             agree += agrees(yv, ref);
             if (!isfinite(yv) || !isfinite(ref)) {
                 e->nonfinite += !agrees(yv, ref);
@@ -167,20 +231,28 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
             if (finite_pairs == 0 || ulps > e->max_ulp) {
                 e->max_ulp = ulps;
                 e->worst_row = r, e->worst_col = i;
-                e->worst_x = ln_load(t, p->x, k), e->worst_y = yv, e->worst_y_exact = hi + lo;
+                e->worst_x = R->rows == c->rows ? ln_load(t, p->x, k) : NAN, e->worst_y = yv, e->worst_y_exact = hi + lo;
             }
             sum_ulp += ulps;
             finite_pairs++;
         }
         size_t mismatch, col;
-        double norm = row_norm_error(p, y, r, &mismatch, &col);
+        double norm = row_norm_error(t, R, y, r, &mismatch, &col);
         if (!isnan(norm) && !(norm <= e->max_norm)) e->max_norm = norm; /* rows with no finite pair: NaN, passed over */
     }
     if (finite_pairs) e->mean_ulp = sum_ulp / (double)finite_pairs;
     /* A non-finite output where the reference is finite (or the reverse) is an unbounded error:
      * the maxima say so, never a finite figure taken over the other elements. */
     if (e->nonfinite) e->max_ulp = e->max_norm = INFINITY;
-    e->cr_frac = elements(c) ? (double)agree / (double)elements(c) : NAN;
+    e->cr_frac = R->rows > 0 && R->D > 0 ? (double)agree / (double)(R->rows * R->D) : NAN;
+    e->dgamma_max_ulp = e->dgamma_max_norm = e->dbeta_max_ulp = e->dbeta_max_norm = NAN;
+    e->dx_saved_max_ulp = e->dx_saved_max_norm = NAN;
+}
+
+void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
+{
+    tensor_ref R = output_ref(p);
+    measure_tensor(p, &R, y, e);
 }
 
 /* Marks a statistic the kernel did not write: a NaN with a payload no arithmetic produces. */
@@ -216,6 +288,39 @@ static double stat_error(const ln_prepared *p, const double *got, int is_mean)
     return worst;
 }
 
+/* A backward kernel from the given statistics (the exact ones rounded to double, or to fp32 with
+ * saved_f32), dx into y, measured against both references; dgamma and dbeta as one row of D
+ * each. */
+static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *dx, double *mean,
+                             double *rstd)
+{
+    const ln_case *c = &p->c;
+    size_t size = ln_fmt(c->dtype)->size;
+    void *dg = malloc(c->D * size), *db = malloc(c->D * size);
+    if (!dg || !db) ln_die("out of memory");
+    for (size_t i = 0; i < c->D; i++) ln_store(c->dtype, dg, i, NAN), ln_store(c->dtype, db, i, NAN);
+    for (size_t r = 0; r < c->rows; r++) mean[r] = p->given_mean[r], rstd[r] = p->given_rstd[r];
+    ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .gamma = p->gamma, .beta = p->beta, .eps = c->eps,
+                 .mean = mean, .rstd = rstd, .dy = p->dy, .dx = dx, .dgamma = dg, .dbeta = db};
+    k->forward(&a);
+    tensor_ref dg_ref = {.rows = 1, .D = c->D, .ref = p->dg_ref, .hi = p->dg_hi, .lo = p->dg_lo};
+    tensor_ref db_ref = {.rows = 1, .D = c->D, .ref = p->db_ref, .hi = p->db_hi, .lo = p->db_lo};
+    tensor_ref dxs_ref = {.rows = c->rows, .D = c->D, .ref = p->dxs_ref, .hi = p->dxs_hi, .lo = p->dxs_lo};
+    ln_errors t;
+    measure_tensor(p, &dg_ref, dg, &t);
+    double dg_ulp = t.max_ulp, dg_norm = t.max_norm;
+    measure_tensor(p, &db_ref, db, &t);
+    ln_errors s;
+    measure_tensor(p, &dxs_ref, dx, &s);
+    ln_measure_output(p, dx, e);
+    e->dx_saved_max_ulp = s.max_ulp, e->dx_saved_max_norm = s.max_norm;
+    e->dgamma_max_ulp = dg_ulp, e->dgamma_max_norm = dg_norm;
+    e->dbeta_max_ulp = t.max_ulp, e->dbeta_max_norm = t.max_norm;
+    e->mean_relerr = e->rstd_relerr = NAN;
+    free(dg);
+    free(db);
+}
+
 void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out)
 {
     const ln_case *c = &p->c;
@@ -230,12 +335,17 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
         memcpy(&mean[r], &not_written_bits, sizeof mean[r]);
         rstd[r] = mean[r];
     }
-    ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .y = y, .gamma = p->gamma, .beta = p->beta,
-                 .eps = c->eps, .mean = mean, .rstd = rstd};
-    k->forward(&a);
-    ln_measure_output(p, y, e);
-    e->mean_relerr = stat_error(p, mean, 1);
-    e->rstd_relerr = stat_error(p, rstd, 0);
+    if (k->op != c->op) ln_die("%s computes %s, the case is %s", k->name, ln_op_name(k->op), ln_op_name(c->op));
+    if (ln_op_is_backward(c->op)) {
+        measure_backward(k, p, e, y, mean, rstd);
+    } else {
+        ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .y = y, .gamma = p->gamma, .beta = p->beta,
+                     .eps = c->eps, .mean = mean, .rstd = rstd};
+        k->forward(&a);
+        ln_measure_output(p, y, e);
+        e->mean_relerr = stat_error(p, mean, 1);
+        e->rstd_relerr = stat_error(p, rstd, 0);
+    }
     free(mean);
     free(rstd);
     if (!y_out) free(y);
@@ -269,6 +379,9 @@ void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
 const char *ln_row_domain(const ln_kernel *k, const ln_prepared *p, size_t r)
 {
     if (p->input && p->input[r] != LN_INPUT_OK) return input_domains[p->input[r]];
+    /* Backward bounds are stated for the exact statistics rounded to double; rounded to fp32 they
+     * move dx by up to kappa_f 2^-24 before any kernel arithmetic (docs/ops.md). */
+    if (ln_op_is_backward(p->c.op) && p->c.saved_f32) return "saved-stats-f32";
     ln_row_facts f;
     ln_row_facts_of(p, r, &f);
     const char *dom = k->domain ? k->domain(&f) : ln_domain_common(&f);
@@ -286,7 +399,8 @@ double ln_row_bound(const ln_kernel *k, const ln_prepared *p, size_t r)
     if (!k->bound) return NAN;
     ln_row_facts f;
     ln_row_facts_of(p, r, &f);
-    double b = k->bound(p->c.D, p->stats[r].kappa) * ln_affine_factor(&f);
+    /* A backward bound carries gamma in its kappa (docs/ops.md): no affine factor on top. */
+    double b = k->bound(p->c.D, p->stats[r].kappa) * (ln_op_is_backward(k->op) ? 1 : ln_affine_factor(&f));
     return isfinite(b) ? b : NAN;
 }
 
@@ -295,7 +409,8 @@ double ln_row_bound(const ln_kernel *k, const ln_prepared *p, size_t r)
 static const char *judge_row(const ln_kernel *k, const ln_prepared *p, const void *y, size_t r, double *bound,
                              double *error, size_t *col, size_t *mismatch)
 {
-    *error = row_norm_error(p, y, r, mismatch, col);
+    tensor_ref R = output_ref(p);
+    *error = row_norm_error(p->c.dtype, &R, y, r, mismatch, col);
     if (*mismatch) *error = INFINITY;
     const char *dom = ln_row_domain(k, p, r);
     *bound = dom ? NAN : ln_row_bound(k, p, r);

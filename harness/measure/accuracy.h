@@ -20,6 +20,9 @@ typedef struct {
     /* With affine: D values each (e.g. from --gamma/--beta .npy files), rounded once to dtype;
      * NULL: drawn by ln_affine_fill. */
     const double *gamma_src, *beta_src;
+    ln_op op;          /* the operator; 0 = LayerNorm forward. Backward: x from dist, dy normal */
+    int saved_f32;     /* backward: the statistics given to kernels are the exact ones rounded to
+                        * fp32 (what an fp32 forward pass saves at best); 0: rounded to double */
 } ln_case;
 
 /* What storing a drawn row in the case's dtype did to it (ln_prepare): nothing; a finite value
@@ -35,6 +38,18 @@ typedef struct {
     void *y_ref;                   /* correctly rounded reference, c.dtype */
     double *y_hi, *y_lo;           /* exact values, rows x D */
     ln_ref_stats *stats;           /* per row */
+    /* backward ops: y_ref, y_hi, y_lo above hold dx; dy the upstream gradient (normal, its own
+     * seed); dgamma and dbeta (D each) their references and exact values */
+    void *dy, *dg_ref, *db_ref;
+    double *dg_hi, *dg_lo, *db_hi, *db_lo;
+    /* their normwise condition numbers: max_j sum_rows |dy xhat| / max_j |dgamma_j|, and
+     * max_j sum_rows |dy| / max_j |dbeta_j| (NaN for forward cases) */
+    double dgamma_kappa, dbeta_kappa;
+    /* the statistics given to the kernels (rows each), and dx's reference with them taken as
+     * exact (ln_ref_bwd_saved_rows) */
+    double *given_mean, *given_rstd;
+    void *dxs_ref;
+    double *dxs_hi, *dxs_lo;
 } ln_prepared;
 
 /* Errors of one kernel on one case (see docs/metrics.md for the definitions). */
@@ -46,6 +61,11 @@ typedef struct {
     size_t worst_row, worst_col;   /* element with max_ulp */
     double worst_x, worst_y, worst_y_exact;
     double mean_relerr, rstd_relerr; /* max relative errors of returned statistics; NaN if none */
+    /* backward ops (the fields above then measure dx): max_ulp and max_norm of dgamma and dbeta
+     * as one row of D each; NaN for forward ops or a kernel that writes none */
+    double dgamma_max_ulp, dgamma_max_norm, dbeta_max_ulp, dbeta_max_norm;
+    /* backward: dx against the reference computed with the statistics the kernel was given */
+    double dx_saved_max_ulp, dx_saved_max_norm;
 } ln_errors;
 
 /* A kernel's verdict on a case, against its contract (kernel.h): pass or fail inside the domain

@@ -18,6 +18,8 @@
 /* One thread's inputs and outputs, allocated and first touched by that thread. */
 typedef struct {
     void *x, *y, *gamma, *beta;
+    void *dy, *dgb;           /* backward ops: dy (a copy of x), dgamma and dbeta */
+    double *stats;            /* backward ops: the saved mean and rstd of each row (0 and 1) */
     ln_args args;             /* its share of the case being timed */
     size_t probe_floats;
 } thread_buffers;
@@ -30,6 +32,7 @@ typedef struct {
     thread_buffers *buf;      /* one per thread of the team */
     int buf_threads;          /* the thread count the buffers are sized for; 0: none yet */
     size_t buf_bytes, affine_bytes;
+    size_t bwd_rows;          /* > 0: a backward case needs dy, dgamma, dbeta and this many rows of stats */
     const ln_bench_case *current;    /* the case a team job works on */
     const ln_bench_case *filled_for; /* the case whose inputs the buffers hold */
     const ln_bench_case *shown;      /* on the progress line */
@@ -58,11 +61,21 @@ static void alloc_buffers(void *ctx, int i)
     b->y = alloc_touched(r->buf_bytes);
     b->gamma = alloc_touched(r->affine_bytes);
     b->beta = alloc_touched(r->affine_bytes);
+    if (r->bwd_rows) {
+        b->dy = alloc_touched(r->buf_bytes);
+        b->dgb = alloc_touched(2 * r->affine_bytes);
+        b->stats = alloc_touched(2 * r->bwd_rows * sizeof(double));
+    }
 }
+
+static int is_backward(const ln_bench_case *c) { return c->what == LN_BENCH_KERNEL && ln_op_is_backward(c->k->op); }
 
 static void free_buffers(bench_run *r)
 {
-    for (int i = 0; i < r->buf_threads; i++) free(r->buf[i].x), free(r->buf[i].y), free(r->buf[i].gamma), free(r->buf[i].beta);
+    for (int i = 0; i < r->buf_threads; i++) {
+        thread_buffers *b = &r->buf[i];
+        free(b->x), free(b->y), free(b->gamma), free(b->beta), free(b->dy), free(b->dgb), free(b->stats);
+    }
     memset(r->buf, 0, r->buf_threads * sizeof *r->buf);
     r->buf_threads = 0;
     r->filled_for = NULL;
@@ -81,10 +94,13 @@ static void ensure_buffers(bench_run *r, const ln_bench_case *c)
     if (r->buf_threads == c->threads) return;
     free_buffers(r);
     size_t bytes = 64, max_D = 1;
+    r->bwd_rows = 0;
     for (size_t j = 0; j < r->ncases; j++) {
         const ln_bench_case *o = &r->cases[j];
         if (o->threads != c->threads) continue;
         for (int i = 0; i < o->threads; i++) bytes = share_bytes(o, i) > bytes ? share_bytes(o, i) : bytes;
+        size_t rows = ln_bench_share(o->rows, o->threads, 0, NULL); /* share 0 is never the smaller */
+        if (is_backward(o) && rows > r->bwd_rows) r->bwd_rows = rows;
         if (o->what == LN_BENCH_KERNEL) max_D = o->D > max_D ? o->D : max_D;
     }
     r->buf_bytes = bytes;
@@ -124,6 +140,10 @@ static void fill_share(void *ctx, int i)
         done += n;
     }
     ln_affine_fill(c->dtype, c->D, c->seed, b->gamma, b->beta);
+    if (is_backward(c)) {
+        memcpy(b->dy, b->x, rows * row_bytes);
+        for (size_t j = 0; j < rows; j++) b->stats[j] = 0, b->stats[r->bwd_rows + j] = 1;
+    }
 }
 
 /* Team job, once per timed iteration: thread i's share of one call. */
@@ -192,6 +212,11 @@ static void run_case(ln_gb_state *st, void *ctx)
         thread_buffers *b = &r->buf[i];
         b->args = (ln_args){.rows = ln_bench_share(c->rows, c->threads, i, NULL), .D = c->D, .x = b->x, .y = b->y,
                             .gamma = b->gamma, .beta = b->beta, .eps = c->eps};
+        if (is_backward(c)) {
+            b->args.dy = b->dy, b->args.dx = b->y, b->args.y = NULL;
+            b->args.dgamma = b->dgb, b->args.dbeta = (char *)b->dgb + r->affine_bytes;
+            b->args.mean = b->stats, b->args.rstd = b->stats + r->bwd_rows;
+        }
         b->probe_floats = ln_bench_share(c->D, c->threads, i, NULL);
     }
     ln_team_start(r->team, c->threads, call_share, r, ln_gb_max_iterations(st));
@@ -200,9 +225,11 @@ static void run_case(ln_gb_state *st, void *ctx)
         ln_team_step(r->team);
     }
     ln_team_finish(r->team);
-    /* x read + y written per call by all the threads together; gamma and beta (affine_bytes)
-     * are not counted. Rates are over wall-clock time (use_real_time). */
-    ln_gb_counter(st, "bytes_per_second", 2.0 * (double)c->xbytes, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
+    /* x read + y written per call by all the threads together (backward: x and dy read, dx
+     * written); gamma and beta (affine_bytes), dgamma, dbeta and the saved statistics are not
+     * counted. Rates are over wall-clock time (use_real_time). */
+    ln_gb_counter(st, "bytes_per_second", (is_backward(c) ? 3.0 : 2.0) * (double)c->xbytes,
+                  LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
     ln_gb_counter(st, "rows_per_second", (double)c->rows, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
 }
 

@@ -29,7 +29,7 @@ static double bw_fraction(const ln_bench_results *r, size_t i)
 size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
 {
     fputs("kernel,dtype,D,rows,bytes,regime,dist,eps,threads,repetitions,ns_per_row,gbps,gbps_min,gbps_max,cv,"
-          "bw_fraction,affine_bytes,gbps_cpu\n",
+          "bw_fraction,affine_bytes,gbps_cpu,op\n",
           f);
     if (!r->quiet)
         printf("\n%-44s %-6s %8s %8s %8s %6s %8s\n", "benchmark", "regime", "GB/s", "min", "max", "cv%", "bw_frac");
@@ -43,9 +43,10 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         fprintf(f, "%s,%s,%zu,%zu,%zu,%s,", c->label, fmt->name, c->D, c->rows, c->xbytes, regime(c->size));
         if (c->what == LN_BENCH_KERNEL) fprintf(f, "%s,%g,", c->dist->spec, c->eps);
         else fputs(",,", f);
-        fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g\n", c->threads, s->reps, 1e9 / s->rows_per_second,
+        fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%s\n", c->threads, s->reps, 1e9 / s->rows_per_second,
                 s->gbps, s->gbps_min, s->gbps_max, s->cv, fraction,
-                c->what == LN_BENCH_KERNEL ? 2 * c->D * fmt->size : 0, s->gbps_cpu);
+                c->what == LN_BENCH_KERNEL ? 2 * c->D * fmt->size : 0, s->gbps_cpu,
+                c->what == LN_BENCH_KERNEL ? ln_op_name(c->k->op) : "");
         if (!r->quiet)
             printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", c->name, regime(c->size), s->gbps, s->gbps_min,
                    s->gbps_max, 100 * s->cv, fraction);

@@ -21,6 +21,10 @@ static const char accuracy_help[] =
     "Runs each kernel on each input case and measures its output against the correctly rounded\n"
     "MPFR reference; prints a table and writes one CSV row per kernel and case (results/README.md).\n"
     "  --kernels LIST  kernel names or globs, comma-separated     (default: every kernel this CPU runs)\n"
+    "  --op OP         layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd: the kernels and reference\n"
+    "                  (backward: max_ulp etc. measure dx; dy is normal; docs/ops.md)  (default: layernorm)\n"
+    "  --saved-stats T backward: the statistics given to the kernels, the exact ones rounded to\n"
+    "                  f64 or f32; dx_saved_* measure dx against the reference with them (default: f64)\n"
     "  --dist LIST     input distributions, comma-separated       (default: normal,offset:1e4,const)\n"
     "                  normal, uniform, offset:M, shifted, outlier:S, heavy, const, zero, tiny, huge,\n"
     "                  exact, file:PATH (a 2-D float32/float64 .npy whose shape fixes rows x D; --D\n"
@@ -50,7 +54,9 @@ static const char accuracy_help[] =
 
 static const char csv_header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
-    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,bound,verdict,domain,input,ref_seconds";
+    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,bound,verdict,domain,input,op,"
+    "dgamma_max_ulp,dgamma_max_norm,dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,saved_stats,"
+    "dx_saved_max_ulp,dx_saved_max_norm,ref_seconds";
 
 static volatile sig_atomic_t interrupted;
 
@@ -173,6 +179,7 @@ typedef struct {
     double *epss;
     uint64_t seed;
     int affine, quiet, check;
+    int saved_f32; /* --saved-stats f32 */
     ln_shard shard;
     const char *kernels_arg, *dist_arg, *D_arg, *rows_arg, *eps_arg;
     const char *gamma_path, *beta_path, *out_path, *dump_dir;
@@ -185,7 +192,7 @@ typedef struct {
 static void parse_flags(int argc, char **argv, run_options *o)
 {
     enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_CHECK,
-           O_QUIET, O_HELP, O_SHARD };
+           O_QUIET, O_HELP, O_SHARD, O_SAVED };
     static const struct option opts[] = {
         {"kernels", required_argument, 0, O_KERNELS}, {"dist", required_argument, 0, O_DIST},
         {"D", required_argument, 0, O_D},             {"rows", required_argument, 0, O_ROWS},
@@ -194,7 +201,8 @@ static void parse_flags(int argc, char **argv, run_options *o)
         {"beta", required_argument, 0, O_BETA},       {"out", required_argument, 0, O_OUT},
         {"dump", required_argument, 0, O_DUMP},       {"check", no_argument, 0, O_CHECK},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
-        {"shard", required_argument, 0, O_SHARD},     {0, 0, 0, 0}};
+        {"shard", required_argument, 0, O_SHARD},     {"saved-stats", required_argument, 0, O_SAVED},
+        {0, 0, 0, 0}};
     *o = (run_options){.dist_arg = "normal,offset:1e4,const", .eps_arg = "1e-5", .out_path = "results/accuracy.csv",
                        .seed = 1, .affine = 1, .shard = {0, 1}};
     int c;
@@ -216,6 +224,10 @@ static void parse_flags(int argc, char **argv, run_options *o)
         case O_CHECK: o->check = 1; break;
         case O_SHARD: o->shard = ln_parse_shard(optarg); break;
         case O_QUIET: o->quiet = 1; break;
+        case O_SAVED:
+            if (strcmp(optarg, "f64") && strcmp(optarg, "f32")) ln_die_usage("--saved-stats: '%s'; valid: f64, f32", optarg);
+            o->saved_f32 = !strcmp(optarg, "f32");
+            break;
         case O_HELP: fputs(accuracy_help, stdout); exit(0);
         default:
             ln_die_usage("accuracy: unknown option or missing value '%s'; see 'lnbench accuracy --help'",
@@ -342,22 +354,29 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
     if (cs->dist.kind != LN_DIST_FILE) fprintf(f, " --D %zu --rows %zu", cs->D, cs->rows);
     fprintf(f, " --eps %s --seed %llu", eps, (unsigned long long)cs->seed);
     if (!cs->affine) fputs(" --no-affine", f);
+    if (cs->op != LN_OP_LAYERNORM) fprintf(f, " --op %s", ln_op_name(cs->op));
+    if (cs->saved_f32) fputs(" --saved-stats f32", f);
     if (o->gamma_path) fputs(" --gamma ", f), shell_arg(f, o->gamma_path);
     if (o->beta_path) fputs(" --beta ", f), shell_arg(f, o->beta_path);
     fputs(" --out lnbench-dump/accuracy.csv --dump lnbench-dump\n", f);
 }
 
 static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v,
-                          double kappa_max, double ref_seconds)
+                          const ln_prepared *p, double ref_seconds)
 {
     fprintf(f, "%s,%s,", k->name, ln_fmt(cs->dtype)->name);
     csv_field(f, cs->dist.spec);
+    double kappa_max = ln_kappa_max(p), dgamma_kappa = p->dgamma_kappa, dbeta_kappa = p->dbeta_kappa;
     /* ref_seconds last: the one column that differs between two runs of the same cases */
-    fprintf(f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s,%.17g\n",
+    fprintf(f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s",
             cs->D, cs->rows, cs->eps, (unsigned long long)cs->seed, er->max_ulp, er->mean_ulp, er->cr_frac,
             er->max_norm, er->nonfinite, er->worst_row, er->worst_col, er->worst_x, er->worst_y, er->worst_y_exact,
             er->mean_relerr, er->rstd_relerr, kappa_max, v->bound, ln_verdict_names[v->verdict], v->domain,
-            ln_input_names[v->input], ref_seconds);
+            ln_input_names[v->input]);
+    fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g\n", ln_op_name(cs->op),
+            er->dgamma_max_ulp, er->dgamma_max_norm, er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa,
+            dbeta_kappa, ln_op_is_backward(cs->op) ? (cs->saved_f32 ? "f32" : "f64") : "", er->dx_saved_max_ulp,
+            er->dx_saved_max_norm, ref_seconds);
 }
 
 static void print_table_header(void)
@@ -389,7 +408,7 @@ static void run_case(const run_options *o, const ln_case *cs, run_state *st)
     ln_prepared p;
     double t0 = now_seconds();
     if (ln_prepare(cs, &p) != 0) ln_die("could not prepare the case %s D=%zu", cs->dist.spec, cs->D);
-    double ref_seconds = now_seconds() - t0, kappa_max = ln_kappa_max(&p);
+    double ref_seconds = now_seconds() - t0;
     char folder[4200];
     void *y = malloc(cs->rows * cs->D * ln_fmt(cs->dtype)->size);
     if (!y) ln_die("out of memory");
@@ -410,7 +429,7 @@ static void run_case(const run_options *o, const ln_case *cs, run_state *st)
             snprintf(name, sizeof name, "y_%s", kern->name);
             dump_array(folder, name, cs->dtype, 2, cs->rows, cs->D, y);
         }
-        write_csv_row(st->csv, kern, cs, &er, &v, kappa_max, ref_seconds);
+        write_csv_row(st->csv, kern, cs, &er, &v, &p, ref_seconds);
         if (v.verdict == LN_FAIL) {
             st->failed++;
             if (o->check) print_failure(st->failures, o, kern, cs, &v);
@@ -438,7 +457,8 @@ static void run_all(const run_options *o, run_state *st)
                     if (!ln_shard_takes(o->shard, case_index++)) continue;
                     ln_case cs = {.dtype = o->dtypes[di], .dist = *d, .eps = o->epss[e], .seed = o->seed,
                                   .affine = o->affine, .D = D_of(o, d, s), .rows = rows_of(o, d),
-                                  .gamma_src = o->gamma_file.data, .beta_src = o->beta_file.data};
+                                  .gamma_src = o->gamma_file.data, .beta_src = o->beta_file.data,
+                                  .op = ln_cli_op, .saved_f32 = o->saved_f32};
                     run_case(o, &cs, st);
                 }
         }

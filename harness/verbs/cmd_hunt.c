@@ -146,6 +146,7 @@ int cmd_hunt(int argc, char **argv)
     if (evals_given && seconds_given) ln_die_usage("hunt: give --seconds or --evals, not both");
     if (evals_given) cfg.seconds = 0;
 
+    if (ln_cli_op != LN_OP_LAYERNORM) ln_die_usage("hunt: --op %s: only layernorm is searched", ln_op_name(ln_cli_op));
     const ln_kernel **ks;
     size_t nk = ln_select_kernels(kernels, &ks, 0);
     if (nk == 0) ln_die_usage("--kernel: none of the selected kernels runs on this CPU");

@@ -58,6 +58,16 @@ static void init_once(const char *name)
     check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), name, "dnnl_stream_create");
 }
 
+void ln_onednn_session(const char *name, void **engine_out, void **stream_out)
+{
+    init_once(name);
+    if (set_num_threads) set_num_threads(1);
+    *engine_out = engine;
+    *stream_out = stream;
+}
+
+void ln_onednn_check(int status, const char *name, const char *what) { check((dnnl_status_t)status, name, what); }
+
 static dnnl_data_type_t dnnl_type(ln_dtype t) { return t == LN_BF16 ? dnnl_bf16 : t == LN_F16 ? dnnl_f16 : dnnl_f32; }
 
 static void release(onednn_entry *e)

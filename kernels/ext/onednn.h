@@ -30,4 +30,10 @@ const char *ln_onednn_impl(ln_dtype t);
  * oneDNN's ISA cap (LNBENCH_ISA, mapped at its first use) is. */
 int ln_onednn_usable(ln_dtype t);
 
+/* For the other oneDNN kernels (onednn-bwd.c): the shared engine and stream (dnnl_engine_t,
+ * dnnl_stream_t), created on first use with oneDNN's ISA capped as above, and oneDNN set to one
+ * thread for the next execution; and the check that exits with a message on a failed call. */
+void ln_onednn_session(const char *name, void **engine, void **stream);
+void ln_onednn_check(int status, const char *name, const char *what);
+
 #endif

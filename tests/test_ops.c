@@ -1,0 +1,513 @@
+/* RMSNorm and the backward ops: the references against closed forms and against an independent
+ * 600-bit textbook evaluation rounded by scaling and rint; every op kernel within its claimed
+ * bound; and kernels that centre an RMSNorm row or drop the mean(g xhat) term of a backward pass
+ * caught by that same check. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpfr.h>
+
+#include "accuracy.h"
+#include "dtype.h"
+#include "kernel.h"
+#include "lnbench_run.h"
+#include "reference.h"
+#include "round_to.h"
+
+#define BITS 600
+#define MAXD 64
+#define MAXR 4
+
+/* Random values of format t: normal-ish with a mean offset, stored and read back. */
+static void fill(ln_dtype t, size_t n, double offset, unsigned *seed, void *a, double *v)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = 0;
+        for (int k = 0; k < 4; k++) u += (double)rand_r(seed) / RAND_MAX - 0.5;
+        ln_store(t, a, i, offset + 1.7 * u);
+        v[i] = ln_load(t, a, i);
+    }
+}
+
+/* The textbook operator at 600 bits: mean (0 without centring), var or mean square, rstd,
+ * xhat; forward y = xhat g + b; backward dx = rstd (g dy - c mean(g dy) - xhat mean(g dy xhat)),
+ * dgamma = sum dy xhat, dbeta = sum dy. */
+typedef struct {
+    mpfr_t y[MAXR][MAXD], dg[MAXD], db[MAXD];
+} oracle_out;
+
+static void oracle_given(int centred, size_t rows, size_t D, double x[][MAXD], double dy[][MAXD], const double *g,
+                         const double *b, double eps, const double *gmean, const double *grstd, oracle_out *o)
+{
+    mpfr_t m, v, rstd, xh, t, mg, mgx;
+    mpfr_inits2(BITS, m, v, rstd, xh, t, mg, mgx, (mpfr_ptr)0);
+    for (size_t j = 0; j < D; j++) {
+        mpfr_init2(o->dg[j], BITS), mpfr_init2(o->db[j], BITS);
+        mpfr_set_zero(o->dg[j], 1), mpfr_set_zero(o->db[j], 1);
+    }
+    for (size_t r = 0; r < rows; r++) {
+        mpfr_set_zero(m, 1), mpfr_set_zero(v, 1);
+        for (size_t i = 0; centred && i < D; i++) mpfr_add_d(m, m, x[r][i], MPFR_RNDN);
+        mpfr_div_ui(m, m, D, MPFR_RNDN);
+        for (size_t i = 0; i < D; i++) {
+            mpfr_sub_d(t, m, x[r][i], MPFR_RNDN);
+            mpfr_sqr(t, t, MPFR_RNDN);
+            mpfr_add(v, v, t, MPFR_RNDN);
+        }
+        mpfr_div_ui(v, v, D, MPFR_RNDN);
+        mpfr_add_d(v, v, eps, MPFR_RNDN);
+        mpfr_rec_sqrt(rstd, v, MPFR_RNDN);
+        if (gmean) mpfr_set_d(m, centred ? gmean[r] : 0, MPFR_RNDN), mpfr_set_d(rstd, grstd[r], MPFR_RNDN);
+        mpfr_set_zero(mg, 1), mpfr_set_zero(mgx, 1);
+        for (size_t i = 0; dy && i < D; i++) {
+            mpfr_set_d(t, dy[r][i], MPFR_RNDN);
+            mpfr_mul_d(t, t, g ? g[i] : 1, MPFR_RNDN);
+            if (centred) mpfr_add(mg, mg, t, MPFR_RNDN);
+            mpfr_d_sub(xh, x[r][i], m, MPFR_RNDN);
+            mpfr_mul(xh, xh, rstd, MPFR_RNDN);
+            mpfr_mul(t, t, xh, MPFR_RNDN);
+            mpfr_add(mgx, mgx, t, MPFR_RNDN);
+        }
+        mpfr_div_ui(mg, mg, D, MPFR_RNDN), mpfr_div_ui(mgx, mgx, D, MPFR_RNDN);
+        for (size_t i = 0; i < D; i++) {
+            mpfr_init2(o->y[r][i], BITS);
+            mpfr_d_sub(xh, x[r][i], m, MPFR_RNDN);
+            mpfr_mul(xh, xh, rstd, MPFR_RNDN);
+            if (!dy) {
+                mpfr_mul_d(t, xh, g ? g[i] : 1, MPFR_RNDN);
+                mpfr_add_d(o->y[r][i], t, b ? b[i] : 0, MPFR_RNDN);
+                continue;
+            }
+            mpfr_mul_d(t, xh, dy[r][i], MPFR_RNDN);
+            mpfr_add(o->dg[i], o->dg[i], t, MPFR_RNDN);
+            mpfr_add_d(o->db[i], o->db[i], dy[r][i], MPFR_RNDN);
+            mpfr_set_d(t, dy[r][i], MPFR_RNDN);
+            mpfr_mul_d(t, t, g ? g[i] : 1, MPFR_RNDN);
+            mpfr_sub(t, t, mg, MPFR_RNDN);
+            mpfr_mul(xh, xh, mgx, MPFR_RNDN);
+            mpfr_sub(t, t, xh, MPFR_RNDN);
+            mpfr_mul(o->y[r][i], t, rstd, MPFR_RNDN);
+        }
+    }
+    mpfr_clears(m, v, rstd, xh, t, mg, mgx, (mpfr_ptr)0);
+}
+
+static void oracle(int centred, size_t rows, size_t D, double x[][MAXD], double dy[][MAXD], const double *g,
+                   const double *b, double eps, oracle_out *o)
+{
+    oracle_given(centred, rows, D, x, dy, g, b, eps, NULL, NULL, o);
+}
+
+static void oracle_free(size_t rows, size_t D, oracle_out *o)
+{
+    for (size_t j = 0; j < D; j++) mpfr_clears(o->dg[j], o->db[j], (mpfr_ptr)0);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < D; i++) mpfr_clear(o->y[r][i]);
+}
+
+/* |hi + lo - exact| within 2^-(p + 60) relative. */
+static void check_hilo(ln_dtype t, double hi, double lo, mpfr_srcptr exact)
+{
+    if (mpfr_zero_p(exact)) {
+        assert_true(hi == 0 && lo == 0);
+        return;
+    }
+    mpfr_t d;
+    mpfr_init2(d, BITS);
+    mpfr_set_d(d, hi, MPFR_RNDN);
+    mpfr_add_d(d, d, lo, MPFR_RNDN);
+    mpfr_sub(d, d, exact, MPFR_RNDN);
+    mpfr_div(d, d, exact, MPFR_RNDN);
+    int bits = ln_fmt(t)->p + 60 < 104 ? ln_fmt(t)->p + 60 : 104; /* f64: what a double-double holds */
+    assert_true(mpfr_cmpabs_ui(d, 0) == 0 || mpfr_get_exp(d) <= -bits);
+    mpfr_clear(d);
+}
+
+static void check_equal(ln_dtype t, const char *what, size_t k, double got, mpfr_srcptr exact)
+{
+    double want = round_to(t, exact);
+    if (got != want)
+        print_error("%s %s[%zu]: got %a, want %a (exact ~%.17g)\n", ln_fmt(t)->name, what, k, got, want,
+                    mpfr_get_d(exact, MPFR_RNDN));
+    assert_true(got == want);
+}
+
+/* RMSNorm of random rows in every format, with and without gamma and beta, against the oracle. */
+static void test_rms_reference_random(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    for (int t = 0; t < LN_NDTYPES; t++)
+        for (int trial = 0; trial < 40; trial++) {
+            size_t D = 1 + (size_t)rand_r(&seed) % MAXD;
+            double x[1][MAXD], g[MAXD], b[MAXD], hi[MAXD], lo[MAXD], offset = trial % 3 ? 0 : 20;
+            char xa[8 * MAXD], ga[8 * MAXD], ba[8 * MAXD], ya[8 * MAXD];
+            fill((ln_dtype)t, D, offset, &seed, xa, x[0]);
+            fill((ln_dtype)t, D, 1, &seed, ga, g);
+            fill((ln_dtype)t, D, 0, &seed, ba, b);
+            int affine = trial % 2;
+            double eps = trial % 4 == 3 ? 0 : 1e-5;
+            ln_ref_rms_row((ln_dtype)t, D, xa, affine ? ga : NULL, affine ? ba : NULL, eps, ya, hi, lo, NULL);
+            oracle_out o;
+            oracle(0, 1, D, x, NULL, affine ? g : NULL, affine ? b : NULL, eps, &o);
+            for (size_t i = 0; i < D; i++) {
+                check_equal((ln_dtype)t, "rms y", i, ln_load((ln_dtype)t, ya, i), o.y[0][i]);
+                check_hilo((ln_dtype)t, hi[i], lo[i], o.y[0][i]);
+            }
+            oracle_free(1, D, &o);
+        }
+}
+
+/* Closed forms: [3, 4, 0, 0] has mean square 25/4, so y = [6/5, 8/5, 0, 0] (a rational output:
+ * the perfect-square path); [2] with eps 0 gives exactly 1; [1, 2] gives 1/sqrt(5/2), 2/sqrt(5/2). */
+static void test_rms_reference_closed(void **state)
+{
+    (void)state;
+    double x[4] = {3, 4, 0, 0}, y[4];
+    ln_ref_rms_row(LN_F64, 4, x, NULL, NULL, 0, y, NULL, NULL, NULL);
+    assert_true(y[0] == 1.2 && y[1] == 1.6 && y[2] == 0 && y[3] == 0);
+    float xf[1] = {2}, yf[1];
+    ln_ref_stats st;
+    ln_ref_rms_row(LN_F32, 1, xf, NULL, NULL, 0, yf, NULL, NULL, &st);
+    assert_true(yf[0] == 1.0f && st.mean == 0 && st.var == 4 && st.rstd == 0.5 && st.kappa == 1);
+    double x2[2] = {1, 2}, y2[2];
+    ln_ref_rms_row(LN_F64, 2, x2, NULL, NULL, 0, y2, NULL, NULL, NULL);
+    assert_true(y2[0] == 1 / sqrt(2.5) || fabs(y2[0] - 1 / sqrt(2.5)) <= 0x1p-53); /* sqrt, / each CR */
+    assert_true(y2[1] == 2 * y2[0]); /* exact doubling of a correctly rounded value */
+}
+
+/* Backward of random batches, LayerNorm and RMSNorm, every format: dx, dgamma, dbeta bit-equal to
+ * the oracle rounded, and their hi + lo. */
+static void test_bwd_reference_random(void **state)
+{
+    (void)state;
+    unsigned seed = 11;
+    for (int centred = 0; centred <= 1; centred++)
+        for (int t = 0; t < LN_NDTYPES; t++)
+            for (int trial = 0; trial < 12; trial++) {
+                size_t D = 1 + (size_t)rand_r(&seed) % MAXD, rows = 1 + (size_t)rand_r(&seed) % MAXR;
+                double x[MAXR][MAXD], dy[MAXR][MAXD], g[MAXD], dxh[MAXR * MAXD], dxl[MAXR * MAXD];
+                double dgh[MAXD], dgl[MAXD], dbh[MAXD], dbl[MAXD];
+                char xa[8 * MAXR * MAXD], dya[8 * MAXR * MAXD], dxa[8 * MAXR * MAXD], ga[8 * MAXD];
+                char dga[8 * MAXD], dba[8 * MAXD];
+                size_t sz = ln_fmt((ln_dtype)t)->size;
+                for (size_t r = 0; r < rows; r++) {
+                    fill((ln_dtype)t, D, trial % 3 ? 0 : 30, &seed, xa + r * D * sz, x[r]);
+                    fill((ln_dtype)t, D, 0, &seed, dya + r * D * sz, dy[r]);
+                }
+                fill((ln_dtype)t, D, 1, &seed, ga, g);
+                int affine = trial % 2;
+                ln_ref_bwd_rows(centred, (ln_dtype)t, rows, D, xa, dya, affine ? ga : NULL, 1e-5, dxa, dxh, dxl, dga,
+                                dgh, dgl, dba, dbh, dbl, NULL);
+                oracle_out o;
+                oracle(centred, rows, D, x, dy, affine ? g : NULL, NULL, 1e-5, &o);
+                for (size_t r = 0; r < rows; r++)
+                    for (size_t i = 0; i < D; i++) {
+                        check_equal((ln_dtype)t, "dx", r * D + i, ln_load((ln_dtype)t, dxa, r * D + i), o.y[r][i]);
+                        check_hilo((ln_dtype)t, dxh[r * D + i], dxl[r * D + i], o.y[r][i]);
+                    }
+                for (size_t j = 0; j < D; j++) {
+                    check_equal((ln_dtype)t, "dgamma", j, ln_load((ln_dtype)t, dga, j), o.dg[j]);
+                    check_hilo((ln_dtype)t, dgh[j], dgl[j], o.dg[j]);
+                    check_equal((ln_dtype)t, "dbeta", j, ln_load((ln_dtype)t, dba, j), o.db[j]);
+                }
+                oracle_free(rows, D, &o);
+            }
+}
+
+/* dx with the statistics as given (the exact ones rounded to fp32), every format, against the
+ * oracle fed the same statistics. */
+static void test_bwd_saved_reference(void **state)
+{
+    (void)state;
+    unsigned seed = 13;
+    for (int centred = 0; centred <= 1; centred++)
+        for (int t = 0; t < LN_NDTYPES; t++)
+            for (int trial = 0; trial < 8; trial++) {
+                size_t D = 1 + (size_t)rand_r(&seed) % MAXD, rows = 1 + (size_t)rand_r(&seed) % MAXR;
+                double x[MAXR][MAXD], dy[MAXR][MAXD], g[MAXD], hi[MAXR * MAXD], lo[MAXR * MAXD], gm[MAXR], gr[MAXR];
+                char xa[8 * MAXR * MAXD], dya[8 * MAXR * MAXD], dxa[8 * MAXR * MAXD], ga[8 * MAXD];
+                size_t sz = ln_fmt((ln_dtype)t)->size;
+                for (size_t r = 0; r < rows; r++) {
+                    fill((ln_dtype)t, D, trial % 2 ? 0 : 50, &seed, xa + r * D * sz, x[r]);
+                    fill((ln_dtype)t, D, 0, &seed, dya + r * D * sz, dy[r]);
+                }
+                fill((ln_dtype)t, D, 1, &seed, ga, g);
+                ln_ref_stats st[MAXR];
+                ln_ref_bwd_rows(centred, (ln_dtype)t, rows, D, xa, dya, ga, 1e-5, dxa, NULL, NULL, NULL, NULL, NULL,
+                                NULL, NULL, NULL, st);
+                for (size_t r = 0; r < rows; r++) gm[r] = (float)st[r].mean, gr[r] = (float)st[r].rstd;
+                ln_ref_bwd_saved_rows(centred, (ln_dtype)t, rows, D, xa, dya, ga, gm, gr, dxa, hi, lo);
+                oracle_out o;
+                oracle_given(centred, rows, D, x, dy, g, NULL, 1e-5, gm, gr, &o);
+                for (size_t r = 0; r < rows; r++)
+                    for (size_t i = 0; i < D; i++) {
+                        check_equal((ln_dtype)t, "saved dx", r * D + i, ln_load((ln_dtype)t, dxa, r * D + i), o.y[r][i]);
+                        check_hilo((ln_dtype)t, hi[r * D + i], lo[r * D + i], o.y[r][i]);
+                    }
+                oracle_free(rows, D, &o);
+            }
+}
+
+/* Given fp32 statistics, the double-arithmetic kernel is correctly rounded against the reference
+ * with those statistics, and loses hundreds of u against the exact one on offset rows: the loss
+ * is the saved fp32 mean's, which the two columns tell apart. */
+static void test_saved_stats_separate_the_losses(void **state)
+{
+    (void)state;
+    const ln_kernel *k = ln_kernel_find("f32-lnbwd-accurate-scalar");
+    assert_non_null(k);
+    for (int f32 = 0; f32 <= 1; f32++) {
+        ln_case c = {.dtype = LN_F32, .D = 256, .rows = 4, .eps = 1e-5, .seed = 3, .affine = 1,
+                     .op = LN_OP_LAYERNORM_BWD, .saved_f32 = f32};
+        ln_dist_parse("offset:1e4", &c.dist);
+        ln_prepared p;
+        assert_int_equal(ln_prepare(&c, &p), 0);
+        ln_errors e;
+        ln_measure_kernel(k, &p, &e, NULL);
+        assert_true(e.dx_saved_max_ulp <= 0.5000001);
+        if (f32) assert_true(e.max_norm > 10);
+        else assert_true(e.max_norm <= 1 && e.max_ulp <= 0.5000001);
+        ln_prepared_free(&p);
+        ln_dist_free(&c.dist);
+    }
+}
+
+/* Closed forms of the backward: for D = 2 and eps = 0 LayerNorm's xhat is [-1, 1] and
+ * dx = rstd (g - mean g - xhat mean(g xhat)) = 0 exactly whatever dy (so a kernel that drops the
+ * last term returns rstd (dy1 - dy2) / 2, not 0); dgamma = dy xhat = [-dy1, dy2]. Two rows with
+ * the same x and opposite dy: dgamma and dbeta exactly 0 (irrational terms cancelling, the case
+ * Ziv's loop cannot decide). */
+static void test_bwd_reference_closed(void **state)
+{
+    (void)state;
+    double x[2] = {1, 4}, dy[2] = {0.25, -3}, dx[2], dg[2], db[2];
+    ln_ref_bwd_rows(1, LN_F64, 1, 2, x, dy, NULL, 0, dx, NULL, NULL, dg, NULL, NULL, db, NULL, NULL, NULL);
+    assert_true(dx[0] == 0 && dx[1] == 0);
+    assert_true(dg[0] == -0.25 && dg[1] == -3 && db[0] == 0.25 && db[1] == -3);
+    /* RMSNorm, D = 1, eps = 0: xhat = sign(x), dx = rstd (g - xhat g xhat) = 0 */
+    double x1[1] = {-3}, dy1[1] = {5};
+    ln_ref_bwd_rows(0, LN_F64, 1, 1, x1, dy1, NULL, 0, dx, NULL, NULL, dg, NULL, NULL, db, NULL, NULL, NULL);
+    assert_true(dx[0] == 0 && dg[0] == -5 && db[0] == 5);
+    float xs[6] = {0.5f, 1.25f, -2, 0.5f, 1.25f, -2}, dys[6] = {1, 0.3f, -0.7f, -1, -0.3f, 0.7f}, dxs[6], dgs[3], dbs[3];
+    ln_ref_bwd_rows(1, LN_F32, 2, 3, xs, dys, NULL, 1e-5, dxs, NULL, NULL, dgs, NULL, NULL, dbs, NULL, NULL, NULL);
+    for (int j = 0; j < 3; j++) assert_true(dgs[j] == 0 && dbs[j] == 0);
+    for (int i = 0; i < 3; i++) assert_true(dxs[i] == -dxs[3 + i]);
+}
+
+/* The bound check of every op kernel: max_norm of its output on a case within bound(D, kappa). */
+static int within_bound(const ln_kernel *k, ln_op op, const char *dist, size_t D)
+{
+    ln_case c = {.dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = op};
+    ln_dist_parse(dist, &c.dist);
+    ln_prepared p;
+    assert_int_equal(ln_prepare(&c, &p), 0);
+    ln_errors e;
+    ln_measure_kernel(k, &p, &e, NULL);
+    double bound = k->bound(D, ln_kappa_max(&p));
+    int ok = e.nonfinite == 0 && e.max_norm <= bound;
+    if (!ok) print_message("%s on %s D=%zu: max_norm %g, bound %g\n", k->name, dist, D, e.max_norm, bound);
+    ln_prepared_free(&p);
+    ln_dist_free(&c.dist);
+    return ok;
+}
+
+static const char *const dists[] = {"normal", "offset:1e4", "outlier:1000"};
+
+static void test_op_kernels_within_bounds(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        assert_true(k->op != LN_OP_LAYERNORM && k->op < LN_NOPS);
+        if (!ln_kernel_available(k)) continue;
+        for (size_t d = 0; d < sizeof dists / sizeof *dists; d++)
+            for (size_t D = 1; D <= 1024; D = D * 4 + 3) assert_true(within_bound(k, k->op, dists[d], D)), n++;
+    }
+    assert_true(n > 0);
+}
+
+/* k's verdict (ln_judge, as `accuracy --check`) on a case of its op; *domain gets its domain. */
+static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D, int saved_f32, const char **domain)
+{
+    ln_case c = {.dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = k->op,
+                 .saved_f32 = saved_f32};
+    ln_dist_parse(dist, &c.dist);
+    ln_prepared p;
+    assert_int_equal(ln_prepare(&c, &p), 0);
+    ln_errors e;
+    ln_verdict v;
+    void *y = malloc(D * c.rows * ln_fmt(k->dtype)->size);
+    assert_non_null(y);
+    ln_measure_kernel(k, &p, &e, y);
+    ln_judge(k, &p, y, &v);
+    if (v.verdict == LN_FAIL)
+        print_message("%s on %s D=%zu: %g u > bound %g u (%s)\n", k->name, dist, D, v.error, v.bound, v.domain);
+    *domain = v.domain; /* a static string */
+    free(y);
+    ln_prepared_free(&p);
+    ln_dist_free(&c.dist);
+    return v.verdict;
+}
+
+/* Every op kernel's contract: f32 rows of normal, offset and outlier values are inside every
+ * domain and pass; no kernel fails anywhere; the fp32-accumulating RMSNorm kernels put huge rows
+ * outside by their sum of squares while the double-accumulating one passes them; statistics
+ * saved in fp32 put every backward case outside. */
+static void test_op_kernel_verdicts(void **state)
+{
+    (void)state;
+    const char *const all[] = {"normal", "offset:1e4", "outlier:1000", "huge", "tiny"};
+    const char *dom;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        if (!ln_kernel_available(k) || k->external) continue;
+        assert_non_null(k->domain);
+        for (size_t d = 0; d < sizeof all / sizeof *all; d++)
+            for (size_t D = 7; D <= 768; D += 761) {
+                ln_verdict_kind v = verdict_on(k, all[d], D, 0, &dom);
+                assert_int_not_equal(v, LN_FAIL);
+                if (k->dtype == LN_F32 && d < 3) assert_int_equal(v, LN_PASS);
+            }
+        if (k->dtype == LN_F32 && k->op == LN_OP_RMSNORM) {
+            int f32_sums = strstr(k->name, "-accurate-") == NULL; /* the others sum squares in fp32 */
+            assert_int_equal(verdict_on(k, "huge", 768, 0, &dom), f32_sums ? LN_OUTSIDE : LN_PASS);
+            if (f32_sums) assert_string_equal(dom, "sumsq-overflow");
+        }
+        if (ln_op_is_backward(k->op)) {
+            assert_int_equal(verdict_on(k, "normal", 7, 1, &dom), LN_OUTSIDE);
+            assert_string_equal(dom, "saved-stats-f32");
+        }
+    }
+}
+
+/* In place (y over x, dx over dy) gives the bits of out of place, every op kernel. */
+static void test_op_kernels_in_place(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        if (!ln_kernel_available(k)) continue;
+        ln_case c = {.dtype = k->dtype, .D = 100, .rows = 3, .eps = 1e-5, .seed = 5, .affine = 1, .op = k->op};
+        ln_dist_parse("normal", &c.dist);
+        ln_prepared p;
+        assert_int_equal(ln_prepare(&c, &p), 0);
+        size_t bytes = c.rows * c.D * ln_fmt(c.dtype)->size;
+        void *out = malloc(bytes), *io = malloc(bytes), *dg = malloc(c.D * 8), *db = malloc(c.D * 8);
+        ln_errors e;
+        ln_measure_kernel(k, &p, &e, out);
+        double mean[3], rstd[3];
+        for (size_t r = 0; r < 3; r++) mean[r] = p.stats[r].mean, rstd[r] = p.stats[r].rstd;
+        int bwd = ln_op_is_backward(k->op);
+        memcpy(io, bwd ? p.dy : p.x, bytes);
+        ln_args a = {.rows = c.rows, .D = c.D, .x = bwd ? p.x : io, .y = bwd ? NULL : io, .gamma = p.gamma,
+                     .beta = p.beta, .eps = c.eps, .mean = mean, .rstd = rstd, .dy = bwd ? io : NULL,
+                     .dx = bwd ? io : NULL, .dgamma = bwd ? dg : NULL, .dbeta = bwd ? db : NULL};
+        k->forward(&a);
+        if (memcmp(io, out, bytes) != 0) fail_msg("%s in place differs from out of place", k->name);
+        free(out), free(io), free(dg), free(db);
+        ln_prepared_free(&p);
+        ln_dist_free(&c.dist);
+    }
+}
+
+/* Deliberately wrong kernels the check above must reject. */
+static void rms_centred(const ln_args *a)
+{
+    for (size_t r = 0; r < a->rows; r++) {
+        const float *x = (const float *)a->x + r * a->D, *g = a->gamma, *b = a->beta;
+        float *y = (float *)a->y + r * a->D;
+        double s = 0, ss = 0;
+        for (size_t i = 0; i < a->D; i++) s += x[i];
+        double m = s / (double)a->D;
+        for (size_t i = 0; i < a->D; i++) ss += (x[i] - m) * (x[i] - m);
+        double rstd = 1 / sqrt(ss / (double)a->D + a->eps);
+        for (size_t i = 0; i < a->D; i++) y[i] = (float)((x[i] - m) * rstd * (g ? g[i] : 1) + (b ? b[i] : 0));
+    }
+}
+
+/* dx = rstd (g - c mean(g)), the mean(g xhat) term dropped; dgamma, dbeta right. */
+static void bwd_dropped_term(const ln_args *a, int centred)
+{
+    for (size_t r = 0; r < a->rows; r++) {
+        const float *dy = (const float *)a->dy + r * a->D, *g = a->gamma;
+        float *dx = (float *)a->dx + r * a->D;
+        double sg = 0;
+        for (size_t i = 0; i < a->D; i++) sg += dy[i] * (g ? g[i] : 1.0);
+        for (size_t i = 0; i < a->D; i++)
+            dx[i] = (float)(a->rstd[r] * (dy[i] * (g ? g[i] : 1.0) - (centred ? sg / (double)a->D : 0)));
+    }
+}
+static void ln_bwd_dropped(const ln_args *a) { bwd_dropped_term(a, 1); }
+static void rms_bwd_dropped(const ln_args *a) { bwd_dropped_term(a, 0); }
+
+static double loose_bound(size_t D, double kappa) { return 1.0 + 2.0 * ((double)D + 8) * kappa * 0x1p-29; }
+
+static void test_breakage_caught(void **state)
+{
+    (void)state;
+    const ln_kernel centring = {.name = "f32-rmsnorm-centred-scalar", .dtype = LN_F32, .op = LN_OP_RMSNORM,
+                                .forward = rms_centred, .bound = loose_bound};
+    const ln_kernel ln_dropped = {.name = "f32-lnbwd-dropped-scalar", .dtype = LN_F32, .op = LN_OP_LAYERNORM_BWD,
+                                  .forward = ln_bwd_dropped, .bound = loose_bound};
+    const ln_kernel rms_dropped = {.name = "f32-rmsbwd-dropped-scalar", .dtype = LN_F32, .op = LN_OP_RMSNORM_BWD,
+                                   .forward = rms_bwd_dropped, .bound = loose_bound};
+    /* RMSNorm does not centre: even on zero-mean normal rows the sample mean shows */
+    assert_false(within_bound(&centring, LN_OP_RMSNORM, "normal", 768));
+    assert_false(within_bound(&centring, LN_OP_RMSNORM, "offset:1e4", 768));
+    assert_false(within_bound(&ln_dropped, LN_OP_LAYERNORM_BWD, "normal", 768));
+    assert_false(within_bound(&rms_dropped, LN_OP_RMSNORM_BWD, "normal", 768));
+    /* and the verdict, judged with a contract, fails them */
+    const char *dom;
+    const ln_kernel *broken[] = {&centring, &ln_dropped, &rms_dropped};
+    for (size_t i = 0; i < 3; i++) assert_int_equal(verdict_on(broken[i], "normal", 768, 0, &dom), LN_FAIL);
+}
+
+/* --op on the verbs: list shows the op column and filters, accuracy writes the op column, a
+ * wrong op is a usage error. */
+static void test_op_cli(void **state)
+{
+    (void)state;
+    assert_int_equal(run("list --op rmsnorm"), 0);
+    assert_non_null(strstr(run_output, "f32-rmsnorm-accurate-scalar"));
+    assert_null(strstr(run_output, "f32-twopass-scalar"));
+    assert_null(strstr(run_output, "lnbwd"));
+    assert_int_equal(run("list --csv"), 0);
+    assert_non_null(strstr(run_output, ",layernorm\n"));
+    assert_non_null(strstr(run_output, ",layernorm-bwd\n"));
+    char csv[64];
+    snprintf(csv, sizeof csv, "/tmp/lnbench-test-ops-%d.csv", (int)getpid());
+    assert_int_equal(run("accuracy --op layernorm-bwd --kernels 'f32-lnbwd-*' --D 33 --rows 3 --dist normal "
+                         "--quiet --out %s && cat %s", csv, csv),
+                     0);
+    remove(csv);
+    strcat(csv, ".meta.json");
+    remove(csv);
+    assert_non_null(strstr(run_output, ",op,dgamma_max_ulp,"));
+    assert_non_null(strstr(run_output, ",layernorm-bwd,"));
+    assert_int_equal(run("accuracy --op rmsnorm --kernels f32-twopass-scalar --quiet --out /dev/null"), 2);
+    assert_int_equal(run("list --op bogus"), 2);
+    assert_non_null(strstr(run_output, "rmsnorm-bwd"));
+}
+
+int main(void)
+{
+    lnbench = getenv("LNBENCH") ? getenv("LNBENCH") : "build/lnbench";
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rms_reference_random),   cmocka_unit_test(test_rms_reference_closed),
+        cmocka_unit_test(test_bwd_saved_reference),    cmocka_unit_test(test_saved_stats_separate_the_losses),
+        cmocka_unit_test(test_bwd_reference_random),   cmocka_unit_test(test_bwd_reference_closed),
+        cmocka_unit_test(test_op_kernels_within_bounds), cmocka_unit_test(test_breakage_caught),
+        cmocka_unit_test(test_op_kernels_in_place),    cmocka_unit_test(test_op_cli),
+        cmocka_unit_test(test_op_kernel_verdicts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

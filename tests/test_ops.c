@@ -375,7 +375,10 @@ static void test_op_kernel_verdicts(void **state)
             for (size_t D = 7; D <= 768; D += 761) {
                 ln_verdict_kind v = verdict_on(k, all[d], D, 0, &dom);
                 assert_int_not_equal(v, LN_FAIL);
-                if (k->dtype == LN_F32 && d < 3) assert_int_equal(v, LN_PASS);
+                /* a claimed bound of 1/u or more (the naive backward pass at offset 1e4) promises
+                 * nothing and is not judged; any other f32 case passes */
+                if (k->dtype == LN_F32 && d < 3 && !(v == LN_OUTSIDE && !strcmp(dom, "bound-vacuous")))
+                    assert_int_equal(v, LN_PASS);
             }
         if (k->dtype == LN_F32 && k->op == LN_OP_RMSNORM) {
             int f32_sums = strstr(k->name, "-accurate-") == NULL; /* the others sum squares in fp32 */

@@ -11,9 +11,9 @@ typedef enum { LN_F64, LN_F32, LN_F16, LN_BF16, LN_NDTYPES } ln_dtype;
  * exponent emin and largest exponent emax, so a normal value is 1.f * 2^e, emin <= e <= emax,
  * and subnormals reach down to 2^(emin - p + 1). */
 typedef struct {
-    const char *name;  /* "f64", "f32", "f16", "bf16" */
+    const char *name; /* "f64", "f32", "f16", "bf16" */
     int p, emin, emax;
-    size_t size;       /* bytes per element */
+    size_t size; /* bytes per element */
 } ln_format;
 
 /* The formats' table lives here, header-only, so that code linked against nothing of lnbench

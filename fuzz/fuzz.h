@@ -11,16 +11,16 @@
 #ifdef LN_FUZZ_NO_MAIN
 #define LN_FUZZ_ENTRY(target, check)
 #else
-#define LN_FUZZ_ENTRY(target, check)                                    \
-    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);       \
-    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)        \
-    {                                                                   \
-        char msg[1024];                                                 \
-        if (check(data, size, msg, sizeof msg)) {                       \
-            fprintf(stderr, "%s: %s\n", target, msg);                   \
-            abort();                                                    \
-        }                                                               \
-        return 0;                                                       \
+#define LN_FUZZ_ENTRY(target, check)                              \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)  \
+    {                                                             \
+        char msg[1024];                                           \
+        if (check(data, size, msg, sizeof msg)) {                 \
+            fprintf(stderr, "%s: %s\n", target, msg);             \
+            abort();                                              \
+        }                                                         \
+        return 0;                                                 \
     }
 #endif
 

@@ -90,10 +90,10 @@ typedef struct {
     ln_dtype t;
     size_t D, rows;
     double eps;
-    int affine;     /* 0 none, 1 harness-like, 2 raw values */
-    int in_place;   /* second run with y aliasing x */
-    int misalign;   /* x and y start one element past an allocation's start */
-    int stats;      /* second run asks for mean and rstd */
+    int affine;   /* 0 none, 1 harness-like, 2 raw values */
+    int in_place; /* second run with y aliasing x */
+    int misalign; /* x and y start one element past an allocation's start */
+    int stats;    /* second run asks for mean and rstd */
     void *x, *gamma, *beta;
 } fuzz_problem;
 
@@ -167,8 +167,7 @@ static void reference(const fuzz_problem *p, ln_prepared *ref)
     ref->stats = malloc(p->rows * sizeof(ln_ref_stats) + 1);
     for (size_t r = 0; r < p->rows && p->D > 0; r++)
         ln_ref_row(p->t, p->D, (const char *)ref->x + r * p->D * es, p->gamma, p->beta, p->eps,
-                   (char *)ref->y_ref + r * p->D * es, ref->y_hi + r * p->D, ref->y_lo + r * p->D,
-                   &ref->stats[r]);
+                   (char *)ref->y_ref + r * p->D * es, ref->y_hi + r * p->D, ref->y_lo + r * p->D, &ref->stats[r]);
 }
 
 /* Frees the reference (whose inputs are the problem's) and the problem. */
@@ -217,8 +216,8 @@ static int same_outputs(ln_dtype t, const void *a, const void *b, size_t n, size
 {
     for (size_t i = 0; i < n; i++) {
         double u = ln_load(t, a, i), v = ln_load(t, b, i);
-        if (!(isnan(u) && isnan(v)) && memcmp((const char *)a + i * ln_fmt(t)->size,
-                                              (const char *)b + i * ln_fmt(t)->size, ln_fmt(t)->size)) {
+        if (!(isnan(u) && isnan(v)) &&
+            memcmp((const char *)a + i * ln_fmt(t)->size, (const char *)b + i * ln_fmt(t)->size, ln_fmt(t)->size)) {
             *at = i;
             return 0;
         }
@@ -232,8 +231,8 @@ static int check_kernel(const ln_kernel *k, const fuzz_problem *p, const ln_prep
     size_t n = p->rows * p->D, es = ln_fmt(p->t)->size, D = p->D;
     const char *x = x_of(p);
     char head[160];
-    snprintf(head, sizeof head, "kernel %s, %s, D=%zu, rows=%zu, eps=%a, affine=%d", k->name,
-             ln_fmt(p->t)->name, D, p->rows, p->eps, p->affine);
+    snprintf(head, sizeof head, "kernel %s, %s, D=%zu, rows=%zu, eps=%a, affine=%d", k->name, ln_fmt(p->t)->name, D,
+             p->rows, p->eps, p->affine);
 
     /* out of place, no statistics; x copied to check it stays untouched */
     char *x_copy = malloc(n * es), *y_buf = malloc((n + (size_t)p->misalign) * es);
@@ -263,9 +262,9 @@ static int check_kernel(const ln_kernel *k, const fuzz_problem *p, const ln_prep
         }
         k->forward(&b);
         if (!same_outputs(p->t, y, y2, n, &at))
-            bad = failf(msg, len, "%s: y differs when run %s (element %zu: %a vs %a)", head,
-                        p->in_place ? "in place" : "with mean/rstd out", at, ln_load(p->t, y, at),
-                        ln_load(p->t, y2, at));
+            bad =
+                failf(msg, len, "%s: y differs when run %s (element %zu: %a vs %a)", head,
+                      p->in_place ? "in place" : "with mean/rstd out", at, ln_load(p->t, y, at), ln_load(p->t, y2, at));
     }
 
     for (size_t r = 0; r < p->rows && !bad; r++) {
@@ -279,8 +278,8 @@ static int check_kernel(const ln_kernel *k, const fuzz_problem *p, const ln_prep
             int inputs_finite = row_finite && (!p->gamma || isfinite(ln_load(p->t, p->gamma, i))) &&
                                 (!p->beta || isfinite(ln_load(p->t, p->beta, i)));
             if (!inputs_finite && !isfinite(ex) && isfinite(yi))
-                bad = failf(msg, len, "%s: row %zu col %zu: non-finite input gives finite %a (reference %a)", head,
-                            r, i, yi, ex);
+                bad = failf(msg, len, "%s: row %zu col %zu: non-finite input gives finite %a (reference %a)", head, r,
+                            i, yi, ex);
         }
         if (bad) continue;
         ln_verdict v;

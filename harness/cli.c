@@ -39,8 +39,7 @@ double ln_parse_double(const char *s, const char *what)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(v))
-        ln_die_usage("%s: '%s' is not a finite number", what, s);
+    if (end == s || *end || errno == ERANGE || !isfinite(v)) ln_die_usage("%s: '%s' is not a finite number", what, s);
     return v;
 }
 
@@ -49,8 +48,7 @@ long long ln_parse_int(const char *s, const char *what, long long min, long long
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (end == s || *end || errno == ERANGE)
-        ln_die_usage("%s: '%s' is not a whole number", what, s);
+    if (end == s || *end || errno == ERANGE) ln_die_usage("%s: '%s' is not a whole number", what, s);
     if (v < min || v > max) ln_die_usage("%s: %s is out of range [%lld, %lld]", what, s, min, max);
     return v;
 }
@@ -63,9 +61,12 @@ size_t ln_parse_size(const char *s, const char *what)
     double scale = 1;
     if (end != s && *end) {
         switch (*end) {
-        case 'K': case 'k': scale = 1024.0; break;
-        case 'M': case 'm': scale = 1024.0 * 1024; break;
-        case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
+        case 'K':
+        case 'k': scale = 1024.0; break;
+        case 'M':
+        case 'm': scale = 1024.0 * 1024; break;
+        case 'G':
+        case 'g': scale = 1024.0 * 1024 * 1024; break;
         default: scale = 0;
         }
         if (end[1] && !(end[1] == 'B' && !end[2]) && !(end[1] == 'i' && end[2] == 'B' && !end[3])) scale = 0;
@@ -160,7 +161,8 @@ int ln_op_take_args(int argc, char **argv, int first)
     for (int i = first; i < argc; i++) {
         const char *v = NULL;
         if (!strcmp(argv[i], "--op")) {
-            if (i + 1 >= argc) ln_die_usage("--op: an operator is needed (layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd)");
+            if (i + 1 >= argc)
+                ln_die_usage("--op: an operator is needed (layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd)");
             v = argv[++i];
         } else if (!strncmp(argv[i], "--op=", 5)) {
             v = argv[i] + 5;
@@ -207,7 +209,9 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
             for (size_t i = 0; i < nall; i++) names[i] = op_kernel_at(i)->name;
             const char *near = ln_did_you_mean(items[j], names, nall);
             if (near) fprintf(stderr, "lnbench: --kernels: no kernel named '%s'; did you mean '%s'?\n", items[j], near);
-            else fprintf(stderr, "lnbench: --kernels: no kernel matches '%s' ('lnbench list' shows the %zu kernels)\n", items[j], nall);
+            else
+                fprintf(stderr, "lnbench: --kernels: no kernel matches '%s' ('lnbench list' shows the %zu kernels)\n",
+                        items[j], nall);
             free(names), free(items), free(chosen), free(ks); /* so the leak checker keeps exit status 2 */
             exit(LN_EXIT_USAGE);
         }
@@ -217,7 +221,8 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
         if (!chosen[i]) continue;
         if (!keep_unavailable && !ln_kernel_available(op_kernel_at(i))) {
             /* one line for all of them: the CPU (or LNBENCH_ISA, or a peer library) cannot run them */
-            fprintf(stderr, "%s %s", skipped++ ? "," : "lnbench: note: not runnable here (lnbench list says why), skipped:",
+            fprintf(stderr, "%s %s",
+                    skipped++ ? "," : "lnbench: note: not runnable here (lnbench list says why), skipped:",
                     op_kernel_at(i)->name);
             continue;
         }

@@ -27,7 +27,8 @@ static const struct {
 
 static void usage(FILE *f)
 {
-    fputs("usage: lnbench VERB [options]     (lnbench VERB --help for a verb's options; lnbench --version)\n\nverbs:\n", f);
+    fputs("usage: lnbench VERB [options]     (lnbench VERB --help for a verb's options; lnbench --version)\n\nverbs:\n",
+          f);
     for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].what);
     char caps[256];
     fprintf(f,

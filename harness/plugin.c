@@ -7,8 +7,8 @@
 
 #include "cli.h"
 
-static const ln_kernel **loaded;    /* plugin kernels, copied (see below) */
-static const char **loaded_from;    /* the library each came from */
+static const ln_kernel **loaded; /* plugin kernels, copied (see below) */
+static const char **loaded_from; /* the library each came from */
 static size_t nloaded;
 
 size_t ln_kernel_count(void) { return ln_num_kernels + ln_num_op_kernels + nloaded; }
@@ -38,10 +38,12 @@ void ln_plugin_load(const char *path)
     if (!lib) ln_die_usage("--plugin: cannot load '%s': %s", path, dlerror());
     const ln_plugin *p = dlsym(lib, "ln_plugin_kernels");
     if (!p)
-        ln_die_usage("--plugin: '%s' exports no ln_plugin_kernels (an ln_plugin, kernels/kernel.h; docs/plugins.md)", path);
+        ln_die_usage("--plugin: '%s' exports no ln_plugin_kernels (an ln_plugin, kernels/kernel.h; docs/plugins.md)",
+                     path);
     if (p->abi_version != LN_ABI_VERSION)
         ln_die_usage("--plugin: '%s' was built for kernel ABI version %d; this lnbench has version %d: rebuild it "
-                     "against this kernels/kernel.h", path, p->abi_version, LN_ABI_VERSION);
+                     "against this kernels/kernel.h",
+                     path, p->abi_version, LN_ABI_VERSION);
     if (p->count == 0 || !p->kernels) ln_die_usage("--plugin: '%s' holds no kernels (count 0 or kernels NULL)", path);
     const ln_kernel **grown = realloc(loaded, (nloaded + p->count) * sizeof *grown);
     const char **from = realloc(loaded_from, (nloaded + p->count) * sizeof *from);
@@ -52,7 +54,8 @@ void ln_plugin_load(const char *path)
         if (!k || !k->name || !*k->name) ln_die_usage("--plugin: '%s': kernel %zu has no name", path, i);
         if (!k->forward) ln_die_usage("--plugin: '%s': kernel '%s' has no forward function", path, k->name);
         if ((unsigned)k->dtype >= LN_NDTYPES)
-            ln_die_usage("--plugin: '%s': kernel '%s' has dtype %d, not one of ln_dtype's", path, k->name, (int)k->dtype);
+            ln_die_usage("--plugin: '%s': kernel '%s' has dtype %d, not one of ln_dtype's", path, k->name,
+                         (int)k->dtype);
         const char *taken = owner(k->name);
         if (taken) ln_die_usage("--plugin: '%s': kernel name '%s' is already taken by %s", path, k->name, taken);
         /* A copy whose `how` is never NULL, so every verb can print it. */

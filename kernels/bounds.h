@@ -33,10 +33,7 @@
  * addition) halve through the square root, plus the sqrt and the division: 3.5 ua; then x - mean,
  * * rstd, * gamma: 6.5 ua relative on gamma xhat, times LN_GAIN_REL; + beta: ua |y_i| <= ua max|y|;
  * the final rounding to us: us |y_i| <= us max|y|, the 1 (with ua = us it is the + beta). */
-static inline double ln_bound_epilogue(double ua, double us)
-{
-    return 1.0 + (6.5 * LN_GAIN_REL + 1.0) * ua / us;
-}
+static inline double ln_bound_epilogue(double ua, double us) { return 1.0 + (6.5 * LN_GAIN_REL + 1.0) * ua / us; }
 
 /* A mean whose absolute error is at most c ua (|mean| + sigma) is off by c ua (kappa + 1) in
  * units of sigma (|mean| / sigma <= kappa), times LN_GAIN_ABS. */
@@ -63,8 +60,7 @@ static inline double ln_bound_var(double r, double us)
 static inline double ln_bound_twopass(double c, double s, double kappa, double ua, double us)
 {
     double dm = c * ua * (kappa + 1.0);
-    return ln_bound_mean(c, kappa, ua, us) + ln_bound_var((s + 3.0) * ua + dm * dm, us) +
-           ln_bound_epilogue(ua, us);
+    return ln_bound_mean(c, kappa, ua, us) + ln_bound_var((s + 3.0) * ua + dm * dm, us) + ln_bound_epilogue(ua, us);
 }
 
 /* Welford's updating, m_k = m_{k-1} + d_k / k with d_k = x_k - m_{k-1}, and
@@ -136,8 +132,8 @@ static inline const char *ln_domain_common(const ln_row_facts *f)
     if (!f->finite) return "nonfinite-input";
     if (!(f->var + f->eps > 0)) return "zero-variance";
     if (!isfinite(f->var)) return "var-overflow"; /* beyond double: f64 rows near its top */
-    if (flushes && ((f->min_abs_gamma > 0 && f->min_abs_gamma < smallest) ||
-                    (f->min_abs_beta > 0 && f->min_abs_beta < smallest)))
+    if (flushes &&
+        ((f->min_abs_gamma > 0 && f->min_abs_gamma < smallest) || (f->min_abs_beta > 0 && f->min_abs_beta < smallest)))
         return "subnormal-affine";
     double rstd = 1.0 / sqrt(f->var + f->eps);
     if (f->min_abs_gamma > 0 && rstd * f->min_abs_gamma < ldexp(smallest, margin)) return "rstd-gamma-underflow";

@@ -29,16 +29,16 @@ static x86_bits x86_read(void)
     int osxsave = (c >> 27) & 1, fma = (c >> 12) & 1, f16c = (c >> 29) & 1, avx = (c >> 28) & 1;
     if (!osxsave || !avx) return r;
     unsigned long long xcr0 = xgetbv0();
-    int ymm_ok = (xcr0 & 0x6) == 0x6;      /* SSE and AVX state */
-    int zmm_ok = (xcr0 & 0xe6) == 0xe6;    /* plus opmask, ZMM_Hi256, Hi16_ZMM */
+    int ymm_ok = (xcr0 & 0x6) == 0x6;   /* SSE and AVX state */
+    int zmm_ok = (xcr0 & 0xe6) == 0xe6; /* plus opmask, ZMM_Hi256, Hi16_ZMM */
     if (__get_cpuid_max(0, NULL) < 7) return r;
     __cpuid_count(7, 0, a, b, c, d);
     unsigned max_subleaf = a;
     unsigned a1 = 0, b1, c1, d1;
     if (max_subleaf >= 1) __cpuid_count(7, 1, a1, b1, c1, d1); /* else its registers are undefined */
     r.avx2 = ymm_ok && ((b >> 5) & 1) && fma && f16c;
-    r.avx512 = r.avx2 && zmm_ok && ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) &&
-               ((b >> 31) & 1); /* F DQ BW VL */
+    r.avx512 =
+        r.avx2 && zmm_ok && ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1); /* F DQ BW VL */
     r.fp16 = r.avx512 && ((d >> 23) & 1);
     r.bf16 = r.avx512 && ((a1 >> 5) & 1);
     return r;

@@ -8,11 +8,11 @@
 
 /* One line of isa.def. */
 typedef struct {
-    const char *name;      /* "avx512": the kernel files' suffix and the cap's word */
-    unsigned bit;          /* its LN_ISA_* bit */
-    int (*cpu_has)(void);  /* CPU and OS support it (cpuid, XCR0 register state) */
-    size_t vector_bytes;   /* the widest vector its kernels use */
-    const char *cflags;    /* what its kernel files are compiled with */
+    const char *name;     /* "avx512": the kernel files' suffix and the cap's word */
+    unsigned bit;         /* its LN_ISA_* bit */
+    int (*cpu_has)(void); /* CPU and OS support it (cpuid, XCR0 register state) */
+    size_t vector_bytes;  /* the widest vector its kernels use */
+    const char *cflags;   /* what its kernel files are compiled with */
 } ln_isa;
 
 extern const ln_isa ln_isas[];

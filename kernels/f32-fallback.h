@@ -35,8 +35,7 @@ static inline void ln_f32_row_f64(const float *x, float *y, const float *g, cons
     double mean = s / (double)n;
     for (size_t i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
     double rstd = 1.0 / sqrt(ss / (double)n + eps);
-    for (size_t i = 0; i < n; i++)
-        y[i] = (float)((x[i] - mean) * rstd * (g ? g[i] : 1.0f) + (b ? b[i] : 0.0f));
+    for (size_t i = 0; i < n; i++) y[i] = (float)((x[i] - mean) * rstd * (g ? g[i] : 1.0f) + (b ? b[i] : 0.0f));
     *mean_out = mean;
     *rstd_out = rstd;
 }

@@ -45,7 +45,7 @@ static inline uint16_t ln_f32_to_f16(float f)
 {
     uint32_t x = ln_f32_bits(f), sign = (x >> 16) & 0x8000, a = x & 0x7fffffff;
     if (a > 0x7f800000) return (uint16_t)(sign | 0x7e00 | ((a >> 13) & 0x3ff)); /* quiet NaN */
-    if (a >= 0x477ff000) return (uint16_t)(sign | 0x7c00); /* >= 65520 = max + ulp/2: Inf */
+    if (a >= 0x477ff000) return (uint16_t)(sign | 0x7c00);                      /* >= 65520 = max + ulp/2: Inf */
     if (a >= 0x38800000) { /* normal result (>= 2^-14): rebias 127 -> 15, round 13 bits to even */
         a += 0xc8000fffu + ((a >> 13) & 1);
         return (uint16_t)(sign | (a >> 13));
@@ -122,8 +122,9 @@ static inline void ln_half_row_f64(ln_dtype t, const uint16_t *x, uint16_t *y, c
     for (size_t i = 0; i < n; i++) ss += (ln_half_load(t, x, i) - mean) * (ln_half_load(t, x, i) - mean);
     double rstd = 1.0 / sqrt(ss / (double)n + eps);
     for (size_t i = 0; i < n; i++) /* one rounding, from double */
-        ln_store(t, y, i, (ln_half_load(t, x, i) - mean) * rstd * (g ? ln_half_load(t, g, i) : 1.0f) +
-                              (b ? ln_half_load(t, b, i) : 0.0f));
+        ln_store(t, y, i,
+                 (ln_half_load(t, x, i) - mean) * rstd * (g ? ln_half_load(t, g, i) : 1.0f) +
+                     (b ? ln_half_load(t, b, i) : 0.0f));
     *mean_out = mean;
     *rstd_out = rstd;
 }

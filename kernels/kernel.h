@@ -17,18 +17,18 @@
 #endif
 
 typedef struct {
-    size_t rows, D;            /* row-major, contiguous rows of length D */
-    const void *x;             /* rows * D elements of the kernel's dtype */
-    void *y;                   /* same shape and dtype; may alias x (in place) */
-    const void *gamma, *beta;  /* D elements each, kernel's dtype; NULL means 1 and 0 */
-    double eps;                /* added to the variance inside the square root */
-    double *mean, *rstd;       /* optional per-row statistics out (rows each); may be NULL.
+    size_t rows, D;           /* row-major, contiguous rows of length D */
+    const void *x;            /* rows * D elements of the kernel's dtype */
+    void *y;                  /* same shape and dtype; may alias x (in place) */
+    const void *gamma, *beta; /* D elements each, kernel's dtype; NULL means 1 and 0 */
+    double eps;               /* added to the variance inside the square root */
+    double *mean, *rstd;      /* optional per-row statistics out (rows each); may be NULL.
                                 * Backward ops read them: the statistics saved by the forward
                                 * pass (rmsnorm-bwd reads rstd only). */
     /* Backward ops only (docs/ops.md); forward kernels ignore them. */
-    const void *dy;            /* rows * D upstream gradient, kernel's dtype */
-    void *dx;                  /* rows * D gradient of x, kernel's dtype; may alias dy */
-    void *dgamma, *dbeta;      /* D each, kernel's dtype: sums over the call's rows; may be NULL */
+    const void *dy;       /* rows * D upstream gradient, kernel's dtype */
+    void *dx;             /* rows * D gradient of x, kernel's dtype; may alias dy */
+    void *dgamma, *dbeta; /* D each, kernel's dtype: sums over the call's rows; may be NULL */
 } ln_args;
 
 /* The operator a kernel computes; zero is LayerNorm forward, so kernels that do not say are it.
@@ -66,15 +66,15 @@ typedef struct {
     ln_dtype dtype;
     size_t D;
     double eps;
-    int finite;                    /* every x_i, gamma_i, beta_i is finite */
-    double mean, var;              /* exact mean and population variance of the row */
-    double max_abs_x;              /* max_i |x_i| */
-    double max_abs_gamma;          /* max_i |gamma_i| (1 without gamma) */
-    double min_abs_gamma;          /* min over nonzero |gamma_i| (1 without gamma; 0 if all zero) */
-    double min_abs_beta;           /* min over nonzero |beta_i| (0 without beta or if all zero) */
-    double max_abs_y;              /* max_i |y_exact_i| */
-    double max_abs_gxhat;          /* max_i |gamma_i xhat_i|, xhat_i = (x_i - mean) / sqrt(var + eps) */
-    int subnormal_y;               /* some y_exact_i is nonzero and below the smallest normal */
+    int finite;           /* every x_i, gamma_i, beta_i is finite */
+    double mean, var;     /* exact mean and population variance of the row */
+    double max_abs_x;     /* max_i |x_i| */
+    double max_abs_gamma; /* max_i |gamma_i| (1 without gamma) */
+    double min_abs_gamma; /* min over nonzero |gamma_i| (1 without gamma; 0 if all zero) */
+    double min_abs_beta;  /* min over nonzero |beta_i| (0 without beta or if all zero) */
+    double max_abs_y;     /* max_i |y_exact_i| */
+    double max_abs_gxhat; /* max_i |gamma_i xhat_i|, xhat_i = (x_i - mean) / sqrt(var + eps) */
+    int subnormal_y;      /* some y_exact_i is nonzero and below the smallest normal */
 } ln_row_facts;
 
 /* A kernel's contract, checked by the tests, the fuzzer and `lnbench accuracy` alike:
@@ -93,11 +93,11 @@ typedef struct {
  *    intermediates). Inside the domain every kernel promises that; with 0, outside it nothing.
  * Non-finite inputs must give non-finite outputs where the reference's are (every kernel). */
 typedef struct ln_kernel {
-    const char *name;  /* "<dtype>-<algorithm>-<isa>", e.g. "f32-welford-avx512" */
-    ln_dtype dtype;    /* storage type of x, y, gamma, beta */
-    unsigned isa;      /* LN_ISA_* bits the kernel needs; 0 = portable C */
+    const char *name; /* "<dtype>-<algorithm>-<isa>", e.g. "f32-welford-avx512" */
+    ln_dtype dtype;   /* storage type of x, y, gamma, beta */
+    unsigned isa;     /* LN_ISA_* bits the kernel needs; 0 = portable C */
     void (*forward)(const ln_args *);
-    const char *how;   /* one line: how mean, var and y are computed, and the claimed bound */
+    const char *how; /* one line: how mean, var and y are computed, and the claimed bound */
     double (*bound)(size_t D, double kappa);
     const char *(*domain)(const ln_row_facts *);
     int agrees_nonfinite;
@@ -121,7 +121,7 @@ typedef struct ln_kernel {
  * meaning; lnbench refuses a library built for another version. */
 #define LN_ABI_VERSION 2
 typedef struct {
-    int abi_version;                 /* LN_ABI_VERSION of the kernel.h the library was built with */
+    int abi_version; /* LN_ABI_VERSION of the kernel.h the library was built with */
     size_t count;
     const ln_kernel *const *kernels; /* count kernels, each with a unique name and a forward */
 } ln_plugin;

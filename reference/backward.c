@@ -14,11 +14,11 @@
 #include "ref_mpfr.h"
 #include "reference.h"
 
-#define W0 128       /* first working precision: p + 64 correct bits for f32 and below */
-#define LEVELS 9     /* W0 2^8 = 32768 bits: beyond it dgamma is taken as exactly on the grid */
+#define W0 128   /* first working precision: p + 64 correct bits for f32 and below */
+#define LEVELS 9 /* W0 2^8 = 32768 bits: beyond it dgamma is taken as exactly on the grid */
 
 typedef struct {
-    int ok;              /* x finite, R > 0 finite */
+    int ok; /* x finite, R > 0 finite */
     int sqrt_exact;
     mpfr_t S1, R, sqrtR; /* sqrtR exact when sqrt_exact, else RN at R's precision (unused) */
     double var;          /* (D S2 - S1^2) / D^2 rounded: the variance (mean square uncentred) */
@@ -259,9 +259,9 @@ static void row_statistics(const row_sums *rs, size_t D, int centred, ln_ref_sta
     mpfr_clears(Dm, D2R, (mpfr_ptr)0);
 }
 
-void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy,
-                     const void *gamma, double eps, void *dx, double *dx_hi, double *dx_lo, void *dgamma,
-                     double *dg_hi, double *dg_lo, void *dbeta, double *db_hi, double *db_lo, ln_ref_stats *st)
+void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy, const void *gamma,
+                     double eps, void *dx, double *dx_hi, double *dx_lo, void *dgamma, double *dg_hi, double *dg_lo,
+                     void *dbeta, double *db_hi, double *db_lo, ln_ref_stats *st)
 {
     if (D == 0 || rows == 0) return;
     const size_t size = ln_fmt(t)->size;
@@ -321,14 +321,14 @@ void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void 
             double xi = ln_load(t, xr, i), gam = gamma ? ln_load(t, gamma, i) : 1.0;
             mpfr_set_prec(g, 106);
             mpfr_set_d(g, ln_load(t, dyr, i), MPFR_RNDN);
-            mpfr_mul_d(g, g, gam, MPFR_RNDN);               /* exact */
+            mpfr_mul_d(g, g, gam, MPFR_RNDN); /* exact */
             mpfr_set_prec(DgG, 106 + 64);
             mpfr_mul_ui(DgG, g, (unsigned long)D, MPFR_RNDN); /* exact */
-            ln_mpfr_exact_sub(B, DgG, G1);                   /* D g_i - c G1 */
+            ln_mpfr_exact_sub(B, DgG, G1);                    /* D g_i - c G1 */
             ln_mpfr_exact_mul(A, rs->R, B);
             numerator_N(N, rs, D, xi);
             ln_mpfr_exact_mul(term, N, GN);
-            ln_mpfr_exact_sub(DgG, A, term);                 /* A_i */
+            ln_mpfr_exact_sub(DgG, A, term); /* A_i */
             double *hi = dx_hi ? &dx_hi[r * D + i] : NULL, *lo = dx_lo ? &dx_lo[r * D + i] : NULL, v;
             if (mpfr_zero_p(DgG)) {
                 v = 0;

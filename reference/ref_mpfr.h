@@ -32,8 +32,8 @@ int ln_mpfr_fit(mpfr_ptr y, int ternary, ln_dtype t);
 
 /* Exact values correctly rounded (nearest-even) to format t, returned as a double (exactly). */
 double ln_mpfr_round(mpfr_srcptr v, ln_dtype t);
-double ln_mpfr_round_div(mpfr_srcptr a, mpfr_srcptr b, ln_dtype t);       /* a / b, b != 0 */
-double ln_mpfr_round_sqrt_div(mpfr_srcptr a, mpfr_srcptr b, ln_dtype t);  /* sqrt(a) / b, a >= 0, b != 0 */
+double ln_mpfr_round_div(mpfr_srcptr a, mpfr_srcptr b, ln_dtype t);      /* a / b, b != 0 */
+double ln_mpfr_round_sqrt_div(mpfr_srcptr a, mpfr_srcptr b, ln_dtype t); /* sqrt(a) / b, a >= 0, b != 0 */
 
 /* Ziv's test: b approximates an exact value with |b - exact| <= 2^(EXP(b) - err). True when
  * that pins down the nearest-even rounding to p bits, and (for a value never exactly on a

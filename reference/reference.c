@@ -19,11 +19,11 @@ typedef enum { R_POSITIVE, R_ZERO, R_NEGATIVE, R_INF, R_NAN } radicand_kind;
  * (computed once per precision and row, not per element). */
 typedef struct {
     size_t D;
-    mpfr_t S1, R, sqrtR;         /* sqrtR exact when sqrt_exact */
+    mpfr_t S1, R, sqrtR; /* sqrtR exact when sqrt_exact */
     int sqrt_exact;
     radicand_kind kind;
     mpfr_prec_t w0;
-    int levels;                  /* s_at[0 .. levels-1] hold RN_w(sqrt R), w = w0 2^level */
+    int levels; /* s_at[0 .. levels-1] hold RN_w(sqrt R), w = w0 2^level */
     mpfr_t s_at[ZIV_LEVELS];
     mpfr_t Dx, N, gN, bs, t, q, yw, yp, tail; /* element scratch, reused across the row */
 } row_state;
@@ -75,8 +75,8 @@ static double ieee_element(radicand_kind kind, int sign_n, double g, double b)
 }
 
 /* One element, R > 0 finite, gamma and beta finite. Returns y correctly rounded to t. */
-static double element(row_state *r, ln_dtype t, double g, double b, mpfr_srcptr x_mp, double *y_hi,
-                      double *y_lo, size_t i, mpfr_exp_t hilo_err)
+static double element(row_state *r, ln_dtype t, double g, double b, mpfr_srcptr x_mp, double *y_hi, double *y_lo,
+                      size_t i, mpfr_exp_t hilo_err)
 {
     const mpfr_prec_t p = ln_fmt(t)->p;
     mpfr_mul_ui(r->Dx, x_mp, (unsigned long)r->D, MPFR_RNDN); /* exact: 53 + 64 bits */
@@ -155,8 +155,8 @@ static void row_stats(row_state *r, mpfr_srcptr V, mpfr_srcptr D2, ln_ref_stats 
 
 /* LayerNorm (centred) or RMSNorm (not): RMSNorm is the same computation with S1 taken as 0, so
  * R = D sum x^2 + D^2 eps = D^2 (mean(x^2) + eps) and N_i = D x_i. */
-static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta,
-                    double eps, void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
+static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps,
+                    void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
 {
     const mpfr_prec_t p = ln_fmt(t)->p;
     set_nonfinite_stats(st);
@@ -193,8 +193,8 @@ static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void
 
     row_state r = {.D = D};
     mpfr_t S2, DS2, S1sq, V, D2, D2eps;
-    mpfr_inits2(64, r.S1, r.R, r.sqrtR, r.Dx, r.N, r.gN, r.bs, r.t, r.q, r.yw, r.tail, S2, DS2, S1sq, V, D2,
-                D2eps, (mpfr_ptr)0);
+    mpfr_inits2(64, r.S1, r.R, r.sqrtR, r.Dx, r.N, r.gN, r.bs, r.t, r.q, r.yw, r.tail, S2, DS2, S1sq, V, D2, D2eps,
+                (mpfr_ptr)0);
     mpfr_init2(r.yp, p);
     mpfr_set_prec(r.Dx, 53 + 64);
 
@@ -204,11 +204,11 @@ static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void
     mpfr_set_prec(DS2, mpfr_get_prec(S2) + 64);
     mpfr_mul_ui(DS2, S2, (unsigned long)D, MPFR_RNDN); /* exact */
     mpfr_set_prec(S1sq, 2 * mpfr_get_prec(r.S1));
-    mpfr_sqr(S1sq, r.S1, MPFR_RNDN);                   /* exact */
-    ln_mpfr_exact_sub(V, DS2, S1sq);                   /* D^2 var >= 0 */
+    mpfr_sqr(S1sq, r.S1, MPFR_RNDN); /* exact */
+    ln_mpfr_exact_sub(V, DS2, S1sq); /* D^2 var >= 0 */
     mpfr_set_prec(D2, 128);
     mpfr_set_ui(D2, (unsigned long)D, MPFR_RNDN);
-    mpfr_sqr(D2, D2, MPFR_RNDN);                       /* exact: D < 2^64 */
+    mpfr_sqr(D2, D2, MPFR_RNDN); /* exact: D < 2^64 */
 
     if (isnan(eps) || eps == -INFINITY) {
         r.kind = R_NAN;
@@ -216,7 +216,7 @@ static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void
         r.kind = R_INF;
     } else {
         mpfr_set_prec(D2eps, 128 + 53);
-        mpfr_mul_d(D2eps, D2, eps, MPFR_RNDN);         /* exact */
+        mpfr_mul_d(D2eps, D2, eps, MPFR_RNDN); /* exact */
         ln_mpfr_exact_add(r.R, V, D2eps);
         int sign = mpfr_sgn(r.R);
         r.kind = sign > 0 ? R_POSITIVE : sign == 0 ? R_ZERO : R_NEGATIVE;
@@ -251,8 +251,8 @@ static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void
     if (st) row_stats(&r, V, D2, st);
 
     for (int l = 0; l < r.levels; l++) mpfr_clear(r.s_at[l]);
-    mpfr_clears(r.S1, r.R, r.sqrtR, r.Dx, r.N, r.gN, r.bs, r.t, r.q, r.yw, r.tail, r.yp, S2, DS2, S1sq, V, D2,
-                D2eps, (mpfr_ptr)0);
+    mpfr_clears(r.S1, r.R, r.sqrtR, r.Dx, r.N, r.gN, r.bs, r.t, r.q, r.yw, r.tail, r.yp, S2, DS2, S1sq, V, D2, D2eps,
+                (mpfr_ptr)0);
     for (size_t i = 0; i < D; i++) mpfr_clear(xs[i]), mpfr_clear(sq[i]);
     free(xs);
     free(ptrs);

@@ -8,10 +8,10 @@
 
 /* The row's exact statistics, each rounded once to double. */
 typedef struct {
-    double mean;   /* sum x / D */
-    double var;    /* sum (x - mean)^2 / D, population variance */
-    double rstd;   /* 1 / sqrt(var + eps) */
-    double kappa;  /* condition number sqrt(1 + mean^2 / (var + eps)); Inf when var + eps = 0 */
+    double mean;  /* sum x / D */
+    double var;   /* sum (x - mean)^2 / D, population variance */
+    double rstd;  /* 1 / sqrt(var + eps) */
+    double kappa; /* condition number sqrt(1 + mean^2 / (var + eps)); Inf when var + eps = 0 */
 } ln_ref_stats;
 
 /* LayerNorm of one row of D elements of format t, on the values exactly as stored: x, gamma and
@@ -24,8 +24,8 @@ typedef struct {
  * Defined semantics for non-finite cases: a NaN or +-Inf anywhere in x, or var + eps = 0 with some
  * x_i - mean = 0 (0/0), gives NaN for the affected outputs, as IEEE arithmetic on the exact
  * formula would; see docs/reference.md. */
-void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps,
-                void *y, double *y_hi, double *y_lo, ln_ref_stats *st);
+void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
+                double *y_hi, double *y_lo, ln_ref_stats *st);
 
 /* RMSNorm of one row, y_i = gamma_i x_i / sqrt(mean(x^2) + eps) + beta_i, with the same
  * guarantees and semantics (the same code with the row sum taken as 0). st->mean is 0,
@@ -43,9 +43,9 @@ void ln_ref_rms_row(ln_dtype t, size_t D, const void *x, const void *gamma, cons
  *   st      (may be NULL) rows statistics as ln_ref_row gives them.
  * Rows holding a non-finite x or dy, or with mean(x^2)-or-var + eps <= 0, give NaN in dx and in
  * every dgamma (dbeta: NaN only for non-finite dy). eps must be finite. */
-void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy,
-                     const void *gamma, double eps, void *dx, double *dx_hi, double *dx_lo, void *dgamma,
-                     double *dg_hi, double *dg_lo, void *dbeta, double *db_hi, double *db_lo, ln_ref_stats *st);
+void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *dy, const void *gamma,
+                     double eps, void *dx, double *dx_hi, double *dx_lo, void *dgamma, double *dg_hi, double *dg_lo,
+                     void *dbeta, double *db_hi, double *db_lo, ln_ref_stats *st);
 
 /* dx of the backward ops with the statistics taken as given (the second meaning of "exact" for
  * backward, docs/reference.md): mean[r] (read only when centred) and rstd[r] are exact inputs,

@@ -106,11 +106,12 @@ static void test_tiny_run_writes_consistent_csv(void **state)
     (void)state;
     csv t;
     bench_ok("--kernels f32-twopass-scalar,f64-twopass-scalar --D 64 --bytes 64K "
-             "--benchmark_min_time=0.01 --benchmark_repetitions=1", "b.csv", &t);
+             "--benchmark_min_time=0.01 --benchmark_repetitions=1",
+             "b.csv", &t);
     /* the two kernels and the two probes of the one size */
     assert_int_equal(t.nrows, 4);
-    const char *needed[] = {"kernel", "dtype", "D", "rows", "bytes", "ns_per_row", "gbps", "gbps_min", "gbps_max",
-                            "cv", "bw_fraction", "regime", "repetitions", "gbps_cpu"};
+    const char *needed[] = {"kernel",   "dtype",    "D",  "rows",        "bytes",  "ns_per_row",  "gbps",
+                            "gbps_min", "gbps_max", "cv", "bw_fraction", "regime", "repetitions", "gbps_cpu"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) col(&t, needed[i]);
 
     int copy = row_of(&t, "probe-copy"), stream = row_of(&t, "probe-stream");
@@ -153,8 +154,9 @@ static void test_max_call_seconds_skips(void **state)
     (void)state;
     csv t;
     bench_ok("--kernels f32-twopass-scalar --D 64 --bytes 64K,128K --max-call-seconds 1e-9 "
-             "--benchmark_min_time=0.005 --benchmark_repetitions=1", "skip.csv", &t);
-    assert_int_equal(t.nrows, 5);  /* 2 x 2 probes + the 64K kernel row */
+             "--benchmark_min_time=0.005 --benchmark_repetitions=1",
+             "skip.csv", &t);
+    assert_int_equal(t.nrows, 5); /* 2 x 2 probes + the 64K kernel row */
     int r = row_of(&t, "f32-twopass-scalar");
     assert_int_equal((int)num(&t, r, "bytes"), 65536);
     assert_non_null(strstr(slurp("out"), "skipped f32-twopass-scalar/D:64/rows:512"));
@@ -181,7 +183,8 @@ static void test_threads_list(void **state)
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2) skip();
     csv t;
     bench_ok("--kernels f32-twopass-scalar --D 64 --bytes 64K --threads 1,2 "
-             "--benchmark_min_time=0.005 --benchmark_repetitions=1", "threads.csv", &t);
+             "--benchmark_min_time=0.005 --benchmark_repetitions=1",
+             "threads.csv", &t);
     assert_int_equal(t.nrows, 6);
     const char *labels[] = {"probe-copy", "probe-stream", "f32-twopass-scalar"};
     for (int threads = 1; threads <= 2; threads++)
@@ -195,7 +198,8 @@ static void test_threads_list(void **state)
             if (found < 0) fail_msg("no row for %s at %d threads", labels[l], threads);
             assert_true(num(&t, found, "gbps") > 0);
             assert_int_equal((int)num(&t, found, "bytes"), 65536);
-            assert_true(fabs(num(&t, found, "bw_fraction") / (num(&t, found, "gbps") / num(&t, copy, "gbps")) - 1) < 1e-3);
+            assert_true(fabs(num(&t, found, "bw_fraction") / (num(&t, found, "gbps") / num(&t, copy, "gbps")) - 1) <
+                        1e-3);
         }
     const char *json = slurp("threads.json");
     assert_non_null(strstr(json, "f32-twopass-scalar/D:64/rows:256/threads:2/process_time/real_time"));
@@ -231,11 +235,11 @@ static void test_bad_flags_exit_2(void **state)
 {
     (void)state;
     expect_usage_error("--benchmark_foo=1", "--benchmark_foo");
-    expect_usage_error("--benchmark_min_time=0.5s", "--benchmark_min_time");  /* 1.7.1: seconds, no suffix */
+    expect_usage_error("--benchmark_min_time=0.5s", "--benchmark_min_time"); /* 1.7.1: seconds, no suffix */
     expect_usage_error("--benchmark_format=xml", "xml");
     expect_usage_error("--bytes 12Q", "--bytes");
     expect_usage_error("--bytes 0", "--bytes");
-    char too_many[64];  /* one thread more than there are CPUs */
+    char too_many[64]; /* one thread more than there are CPUs */
     snprintf(too_many, sizeof too_many, "--threads 1,%ld", sysconf(_SC_NPROCESSORS_ONLN) + 1);
     expect_usage_error(too_many, "--threads");
     expect_usage_error("--threads 0", "--threads");

@@ -17,7 +17,6 @@
 #include "lnbench_run.h"
 #include "tmpdir.h"
 
-
 static void expect_usage_error(const char *args, const char *named)
 {
     int status = run("%s", args);
@@ -85,8 +84,8 @@ static void test_help_lists_every_flag(void **state)
 {
     (void)state;
     assert_int_equal(run("accuracy --help"), 0);
-    const char *flags[] = {"--kernels", "--dist", "--D", "--rows", "--eps", "--seed", "--no-affine",
-                           "--gamma", "--beta", "--out", "--dump", "--quiet", "--help", "default"};
+    const char *flags[] = {"--kernels", "--dist", "--D",   "--rows", "--eps",   "--seed", "--no-affine",
+                           "--gamma",   "--beta", "--out", "--dump", "--quiet", "--help", "default"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (!strstr(run_output, flags[i])) fail_msg("--help does not mention %s", flags[i]);
 }
@@ -171,9 +170,9 @@ static void test_interrupt_keeps_completed_rows(void **state)
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 1); /* the table */
         close(fds[0]);
-        execl(lnbench, lnbench, "accuracy", "--kernels", "f32-twopass-scalar", "--dist", "normal", "--D",
-              "16384", "--rows", "4", "--eps", "1e-1,1e-2,1e-3,1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10,1e-11,1e-12",
-              "--out", test_path("int.csv"), (char *)NULL);
+        execl(lnbench, lnbench, "accuracy", "--kernels", "f32-twopass-scalar", "--dist", "normal", "--D", "16384",
+              "--rows", "4", "--eps", "1e-1,1e-2,1e-3,1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10,1e-11,1e-12", "--out",
+              test_path("int.csv"), (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -186,7 +185,8 @@ static void test_interrupt_keeps_completed_rows(void **state)
     kill(pid, SIGINT);
     int status;
     waitpid(pid, &status, 0);
-    for (ssize_t n; got < sizeof run_output - 1 && (n = read(fds[0], run_output + got, sizeof run_output - 1 - got)) > 0;)
+    for (ssize_t n;
+         got < sizeof run_output - 1 && (n = read(fds[0], run_output + got, sizeof run_output - 1 - got)) > 0;)
         got += (size_t)n;
     run_output[got] = 0;
     close(fds[0]);

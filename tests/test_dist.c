@@ -37,7 +37,8 @@ static void test_reproducible(void **state)
             void *c = fill(generated[s], t, rows, D, 8);
             assert_memory_equal(a, b, bytes);
             /* zero has no randomness; offset:1e4 rounds to 1e4 in 16-bit formats (ulp 8 or 64) */
-            int constant = !strcmp(generated[s], "zero") || (ln_fmt(t)->size == 2 && !strcmp(generated[s], "offset:1e4"));
+            int constant =
+                !strcmp(generated[s], "zero") || (ln_fmt(t)->size == 2 && !strcmp(generated[s], "offset:1e4"));
             if (!constant) assert_memory_not_equal(a, c, bytes);
             free(a), free(b), free(c);
         }
@@ -232,12 +233,9 @@ static void test_file_and_affine(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reproducible),
-        cmocka_unit_test(test_shapes_of_the_distributions),
-        cmocka_unit_test(test_const_rows),
-        cmocka_unit_test(test_outlier_channels_fixed),
-        cmocka_unit_test(test_tiny_and_huge_ranges),
-        cmocka_unit_test(test_exact_statistics),
+        cmocka_unit_test(test_reproducible),         cmocka_unit_test(test_shapes_of_the_distributions),
+        cmocka_unit_test(test_const_rows),           cmocka_unit_test(test_outlier_channels_fixed),
+        cmocka_unit_test(test_tiny_and_huge_ranges), cmocka_unit_test(test_exact_statistics),
         cmocka_unit_test(test_file_and_affine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

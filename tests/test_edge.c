@@ -34,8 +34,8 @@ static void fill(ln_dtype t, void *x, size_t n, fill_kind kind, double c)
         switch (kind) {
         case FILL_NORMALISH: v = c + v; break;
         case FILL_CONST: v = c; break;
-        case FILL_HUGE: v = ldexp(v + 3.0, f->emax / 2 + 2); break;  /* squares overflow */
-        case FILL_TINY: v = ldexp(v + 3.0, f->emin + 2); break;      /* squares underflow */
+        case FILL_HUGE: v = ldexp(v + 3.0, f->emax / 2 + 2); break; /* squares overflow */
+        case FILL_TINY: v = ldexp(v + 3.0, f->emin + 2); break;     /* squares underflow */
         }
         ln_store(t, x, i, v);
     }
@@ -66,15 +66,15 @@ static const edge_case cases[] = {
      INFINITY, 0, CHECK_NONFINITE},
     {"+-Inf", "row with +Inf and -Inf: all NaN", 37, 3, 1e-5, 1, FILL_NORMALISH, 0, 1, 2, 0, INFINITY, -INFINITY, 0,
      CHECK_NONFINITE},
-    {"NaN/Inf gamma,beta", "gamma_3 = NaN, beta_7 = Inf: only y_3 and y_7 non-finite", 37, 2, 1e-5, 1,
-     FILL_NORMALISH, 0, 0, 0, 0, 0, 0, 1, CHECK_NONFINITE},
+    {"NaN/Inf gamma,beta", "gamma_3 = NaN, beta_7 = Inf: only y_3 and y_7 non-finite", 37, 2, 1e-5, 1, FILL_NORMALISH,
+     0, 0, 0, 0, 0, 0, 1, CHECK_NONFINITE},
     {"eps=0 zero row", "0/0: all NaN", 37, 2, 0.0, 1, FILL_CONST, 0.0, 0, 0, 0, 0, 0, 0, CHECK_NONFINITE},
     {"eps=0 const 1", "0/0: all NaN (mean exact in any format)", 37, 2, 0.0, 1, FILL_CONST, 1.0, 0, 0, 0, 0, 0, 0,
      CHECK_NONFINITE},
     {"eps=0 const 0.1", "0/0: all NaN (needs an exact mean)", 37, 2, 0.0, 1, FILL_CONST, 0.1, 0, 0, 0, 0, 0, 0,
      CHECK_NONFINITE},
-    {"eps=2^-1074 const", "y = beta exactly (eps > 0, below the format's range)", 37, 2, 0x1p-1074, 1, FILL_CONST,
-     0.1, 0, 0, 0, 0, 0, 0, CHECK_BETA},
+    {"eps=2^-1074 const", "y = beta exactly (eps > 0, below the format's range)", 37, 2, 0x1p-1074, 1, FILL_CONST, 0.1,
+     0, 0, 0, 0, 0, 0, CHECK_BETA},
     {"huge", "finite, within the bound (squares overflow the format)", 64, 2, 1e-5, 1, FILL_HUGE, 0, 0, 0, 0, 0, 0, 0,
      CHECK_BOUND},
     {"tiny eps=0", "finite, within the bound (squares underflow the format)", 64, 2, 0.0, 1, FILL_TINY, 0, 0, 0, 0, 0,
@@ -86,8 +86,8 @@ static const edge_case cases[] = {
 /* Which kernels must meet a case (the rest are recorded only). */
 static int asserted(const edge_case *c, const ln_kernel *k)
 {
-    if (!strcmp(c->name, "eps=0 const 0.1") || !strcmp(c->name, "eps=2^-1074 const") ||
-        !strcmp(c->name, "huge") || !strcmp(c->name, "tiny eps=0"))
+    if (!strcmp(c->name, "eps=0 const 0.1") || !strcmp(c->name, "eps=2^-1074 const") || !strcmp(c->name, "huge") ||
+        !strcmp(c->name, "tiny eps=0"))
         return k->agrees_nonfinite;
     return 1;
 }
@@ -149,16 +149,22 @@ static outcome run_case(const edge_case *c, const ln_kernel *k)
     double stats[2][GUARD + 4];
     memset(ybuf, guard_byte, (n + 2 * GUARD) * es);
     memset(stats, guard_byte, sizeof stats);
-    ln_args a = {.rows = c->rows, .D = c->D, .x = p.x, .y = y, .gamma = p.gamma, .beta = p.beta, .eps = c->eps,
-                 .mean = stats[0], .rstd = stats[1]};
+    ln_args a = {.rows = c->rows,
+                 .D = c->D,
+                 .x = p.x,
+                 .y = y,
+                 .gamma = p.gamma,
+                 .beta = p.beta,
+                 .eps = c->eps,
+                 .mean = stats[0],
+                 .rstd = stats[1]};
     k->forward(&a);
 
     outcome o = {1, "ok"};
-    int guards_ok = untouched(ybuf, GUARD * es) && untouched(y + n * es, GUARD * es) &&
-                    untouched((unsigned char *)stats[0] + c->rows * sizeof(double),
-                              (GUARD + 4 - c->rows) * sizeof(double)) &&
-                    untouched((unsigned char *)stats[1] + c->rows * sizeof(double),
-                              (GUARD + 4 - c->rows) * sizeof(double));
+    int guards_ok =
+        untouched(ybuf, GUARD * es) && untouched(y + n * es, GUARD * es) &&
+        untouched((unsigned char *)stats[0] + c->rows * sizeof(double), (GUARD + 4 - c->rows) * sizeof(double)) &&
+        untouched((unsigned char *)stats[1] + c->rows * sizeof(double), (GUARD + 4 - c->rows) * sizeof(double));
     if (!guards_ok) {
         o.met = 0;
         snprintf(o.note, sizeof o.note, "wrote outside y/mean/rstd");

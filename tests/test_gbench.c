@@ -14,9 +14,9 @@
 
 typedef struct {
     float data[256];
-    long calls;       /* how many times Google Benchmark called the function */
+    long calls; /* how many times Google Benchmark called the function */
     int has_arg;
-    int64_t range0;   /* the argument seen */
+    int64_t range0; /* the argument seen */
 } trivial_ctx;
 
 static void trivial(ln_gb_state *st, void *ctx)
@@ -36,14 +36,13 @@ static void trivial(ln_gb_state *st, void *ctx)
 static void init_flags(const char *extra)
 {
     /* static: Google Benchmark keeps argv[0] for its reports */
-    static char prog[] = "test_gbench", min_time[] = "--benchmark_min_time=0.002",
-                fmt[] = "--benchmark_format=console";
+    static char prog[] = "test_gbench", min_time[] = "--benchmark_min_time=0.002", fmt[] = "--benchmark_format=console";
     static char extra_copy[64];
     snprintf(extra_copy, sizeof extra_copy, "%s", extra);
     char *argv[] = {prog, min_time, fmt, extra_copy, NULL};
     int argc = 4;
     ln_gb_init(&argc, argv);
-    assert_int_equal(argc, 1);  /* every flag was recognised and removed */
+    assert_int_equal(argc, 1); /* every flag was recognised and removed */
 }
 
 static void test_counter_is_a_positive_rate(void **state)
@@ -83,7 +82,7 @@ static void test_repetitions_give_aggregates(void **state)
     init_flags("--benchmark_repetitions=1");
     trivial_ctx c = {.has_arg = 0};
     ln_gb_bench *b = ln_gb_register("c-repeated", trivial, &c);
-    ln_gb_repetitions(b, 3);  /* overrides the flag */
+    ln_gb_repetitions(b, 3); /* overrides the flag */
     ln_gb_min_time(b, 0.001);
     ln_gb_use_real_time(b);
     ln_gb_min_max_statistics(b);
@@ -148,7 +147,8 @@ static void test_every_run_and_aggregate_is_handed_back(void **state)
         assert_true(counts[b][0] > 0);
         assert_int_equal(counts[b][1], 0);
         int reps = 0;
-        for (size_t i = 0; i < n; i++) reps += !strcmp(r[i].name, run_name) && r[i].aggregate[0] == 0 && r[i].repetition >= 0;
+        for (size_t i = 0; i < n; i++)
+            reps += !strcmp(r[i].name, run_name) && r[i].aggregate[0] == 0 && r[i].repetition >= 0;
         assert_int_equal(reps, 2);
         for (size_t a = 0; a < 6; a++) {
             const ln_gb_result *found = ln_gb_find(r, n, run_name, aggregates[a]);
@@ -181,7 +181,7 @@ static void test_unknown_flags_stay(void **state)
 {
     (void)state;
     static char prog[] = "lnbench", bad[] = "--benchmark_foo=1", badval[] = "--benchmark_min_time=0.5s",
-         good[] = "--benchmark_repetitions=2";
+                good[] = "--benchmark_repetitions=2";
     char *argv[] = {prog, bad, good, badval, NULL};
     int argc = 4;
     ln_gb_init(&argc, argv);

@@ -24,7 +24,7 @@ typedef struct {
     float (*to_f32)(uint16_t);
     uint16_t (*from_f64)(double);
     double (*to_f64)(uint16_t);
-    uint16_t inf;  /* bit pattern of +Inf */
+    uint16_t inf;   /* bit pattern of +Inf */
     uint16_t quiet; /* the quiet bit of a NaN */
 } fmt16;
 
@@ -169,14 +169,31 @@ static void check_random_and_special(const fmt16 *f)
     const uint32_t special[] = {0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff,
                                 0x7f800000, 0xff800000, 0x00000001, 0x80000001, 0x007fffff,
                                 0x00800000, 0x7f7fffff, 0xff7fffff, 0x00000000, 0x80000000};
-    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
-        check_encode_f32(f, ln_f32_from_bits(special[i]));
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) check_encode_f32(f, ln_f32_from_bits(special[i]));
 }
 
-static void test_f16_decode(void **s) { (void)s; check_decode(&F16); }
-static void test_bf16_decode(void **s) { (void)s; check_decode(&BF16); }
-static void test_f16_encode(void **s) { (void)s; check_neighbourhoods(&F16); check_random_and_special(&F16); }
-static void test_bf16_encode(void **s) { (void)s; check_neighbourhoods(&BF16); check_random_and_special(&BF16); }
+static void test_f16_decode(void **s)
+{
+    (void)s;
+    check_decode(&F16);
+}
+static void test_bf16_decode(void **s)
+{
+    (void)s;
+    check_decode(&BF16);
+}
+static void test_f16_encode(void **s)
+{
+    (void)s;
+    check_neighbourhoods(&F16);
+    check_random_and_special(&F16);
+}
+static void test_bf16_encode(void **s)
+{
+    (void)s;
+    check_neighbourhoods(&BF16);
+    check_random_and_special(&BF16);
+}
 
 /* Textbook values, independent of MPFR: they pin the emulation itself. */
 static void test_known_values(void **s)
@@ -192,19 +209,20 @@ static void test_known_values(void **s)
     assert_int_equal(ln_f32_to_f16(0x3p-25f), 0x0002); /* 1.5 units: tie to even 2 */
     assert_int_equal(ln_f32_to_f16(1e-12f), 0x0000);   /* eps = 1e-12 vanishes in f16 */
     assert_int_equal(ln_f64_to_f16(1e-12), 0x0000);
-    assert_int_equal(ln_f64_to_f16(1e-5), 0x00a8);     /* 168 * 2^-24, a subnormal */
+    assert_int_equal(ln_f64_to_f16(1e-5), 0x00a8); /* 168 * 2^-24, a subnormal */
     assert_int_equal(ln_f32_to_bf16(1.0f), 0x3f80);
-    assert_int_equal(ln_f32_to_bf16(0x1.01p0f), 0x3f80); /* tie to even (down) */
-    assert_int_equal(ln_f32_to_bf16(0x1.03p0f), 0x3f82); /* tie to even (up) */
-    assert_int_equal(ln_f32_to_bf16(0x1p-133f), 0x0001);  /* bf16 subnormals are kept */
-    assert_int_equal(ln_f32_to_bf16(3.4e38f), 0x7f80);    /* above max + ulp/2: Inf */
+    assert_int_equal(ln_f32_to_bf16(0x1.01p0f), 0x3f80);                    /* tie to even (down) */
+    assert_int_equal(ln_f32_to_bf16(0x1.03p0f), 0x3f82);                    /* tie to even (up) */
+    assert_int_equal(ln_f32_to_bf16(0x1p-133f), 0x0001);                    /* bf16 subnormals are kept */
+    assert_int_equal(ln_f32_to_bf16(3.4e38f), 0x7f80);                      /* above max + ulp/2: Inf */
     assert_int_equal(ln_f32_to_bf16(ln_f32_from_bits(0x7f800001)), 0x7fc0); /* sNaN -> qNaN */
 }
 
 #if LN_X86
 __attribute__((target("avx2,f16c"))) static void hw_f32_to_f16(const float *in, uint16_t *out)
 {
-    _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(_mm256_loadu_ps(in), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    _mm_storeu_si128((__m128i *)out,
+                     _mm256_cvtps_ph(_mm256_loadu_ps(in), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
 __attribute__((target("avx2,f16c"))) static void hw_f16_to_f32(const uint16_t *in, float *out)
@@ -298,7 +316,8 @@ static void check_kernel_blocks(void (*load)(ln_dtype, const uint16_t *, float *
             float out[LN_HALF_BLOCK];
             for (int j = 0; j < LN_HALF_BLOCK; j++) in[j] = (uint16_t)(h + j);
             load(f->t, in, out);
-            for (int j = 0; j < LN_HALF_BLOCK; j++) assert_int_equal(ln_f32_bits(out[j]), ln_f32_bits(f->to_f32(in[j])));
+            for (int j = 0; j < LN_HALF_BLOCK; j++)
+                assert_int_equal(ln_f32_bits(out[j]), ln_f32_bits(f->to_f32(in[j])));
         }
         float in[LN_HALF_BLOCK];
         size_t nans = 0;
@@ -310,7 +329,8 @@ static void check_kernel_blocks(void (*load)(ln_dtype, const uint16_t *, float *
                 uint16_t want = f->from_f32(in[j]);
                 if (daz && f->t == LN_BF16 && (bits & 0x7f800000) == 0) want = (uint16_t)((bits >> 16) & 0x8000);
                 if (out[j] != want)
-                    fail_msg("%s block store of %a = 0x%04x, want 0x%04x", ln_fmt(f->t)->name, (double)in[j], out[j], want);
+                    fail_msg("%s block store of %a = 0x%04x, want 0x%04x", ln_fmt(f->t)->name, (double)in[j], out[j],
+                             want);
                 nans += isnan(in[j]);
             }
         }

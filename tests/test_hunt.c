@@ -20,8 +20,6 @@
 #include "lnbench_run.h"
 #include "tmpdir.h"
 
-
-
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -71,8 +69,9 @@ static void test_hunt_finds_misrounded_output(void **state)
     snprintf(x, sizeof x, "%s/f32-accurate-scalar-D64-eps1e-05-ulp.npy", dir);
     snprintf(g, sizeof g, "%s/f32-accurate-scalar-D64-eps1e-05-gamma.npy", dir);
     snprintf(b, sizeof b, "%s/f32-accurate-scalar-D64-eps1e-05-beta.npy", dir);
-    st = run("accuracy --quiet --kernels f32-accurate-scalar --dist file:%s --gamma %s --beta %s --eps 1e-5 --out %s/a.csv",
-             x, g, b, dir);
+    st = run(
+        "accuracy --quiet --kernels f32-accurate-scalar --dist file:%s --gamma %s --beta %s --eps 1e-5 --out %s/a.csv",
+        x, g, b, dir);
     if (st != 0) fail_msg("accuracy on the found row: exit %d: %s", st, run_output);
     snprintf(csv, sizeof csv, "%s/a.csv", dir);
     assert_true(csv_number(csv, 1, A_MAX_ULP) == ulp);
@@ -105,7 +104,8 @@ static void test_replay_file_decodes_to_the_row(void **state)
     (void)state;
     enum { D = 768 };
     float x[D], g[D], b[D];
-    for (int i = 0; i < D; i++) x[i] = (float)(1e4 + (i % 7) - 3 * (i % 5)), g[i] = 1.0f + (float)(i % 3) / 8, b[i] = -0.125f;
+    for (int i = 0; i < D; i++)
+        x[i] = (float)(1e4 + (i % 7) - 3 * (i % 5)), g[i] = 1.0f + (float)(i % 3) / 8, b[i] = -0.125f;
     const char *path = test_path("replay");
     ln_replay_write_row(path, LN_F32, D, x, g, b, 1e-5);
     size_t len;
@@ -192,7 +192,11 @@ static void test_hunt_shards_make_the_whole(void **state)
     assert_true(csv_number(csv, 1, H_RATIO) == best_ratio);
     assert_true(csv_number(csv, 1, H_MAX_ULP) == best_ulp);
     snprintf(a, sizeof a, "%s/f32-welford-scalar-D48-eps1e-05-ratio.npy", test_path("hall"));
-    snprintf(b, sizeof b, "%s/f32-welford-scalar-D48-eps1e-05-shard%dof3-ratio.npy", test_path(best_k == 1 ? "h1" : best_k == 2 ? "h2" : "h3"), best_k);
+    snprintf(b, sizeof b, "%s/f32-welford-scalar-D48-eps1e-05-shard%dof3-ratio.npy",
+             test_path(best_k == 1   ? "h1"
+                       : best_k == 2 ? "h2"
+                                     : "h3"),
+             best_k);
     size_t la, lb;
     char *ra = read_file(a, &la), *rb = read_file(b, &lb);
     assert_int_equal(la, lb);

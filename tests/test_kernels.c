@@ -23,19 +23,16 @@ static const size_t benign_D[] = {1, 2, 3, 7, 16, 257, 768};
 static const char *const benign_dists[] = {"normal", "uniform", "shifted", "offset:1e2"};
 
 /* Fails the test with a message naming the case, when cond is false. */
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            print_error(__VA_ARGS__);                                                              \
-            print_error("\n");                                                                     \
-            fail_msg("%s", #cond);                                                                 \
-        }                                                                                          \
+#define CHECK(cond, ...)              \
+    do {                              \
+        if (!(cond)) {                \
+            print_error(__VA_ARGS__); \
+            print_error("\n");        \
+            fail_msg("%s", #cond);    \
+        }                             \
     } while (0)
 
-static int tested(const ln_kernel *k)
-{
-    return ln_kernel_available(k) && (k->dtype == LN_F32 || k->dtype == LN_F64);
-}
+static int tested(const ln_kernel *k) { return ln_kernel_available(k) && (k->dtype == LN_F32 || k->dtype == LN_F64); }
 
 static void prepare(ln_prepared *p, ln_dtype t, const char *dist, size_t D, double eps)
 {
@@ -48,8 +45,7 @@ static void prepare(ln_prepared *p, ln_dtype t, const char *dist, size_t D, doub
 static void run_in_place(const ln_kernel *k, const ln_prepared *p, void *y)
 {
     memcpy(y, p->x, p->c.rows * p->c.D * ln_fmt(p->c.dtype)->size);
-    ln_args a = {.rows = p->c.rows, .D = p->c.D, .x = y, .y = y, .gamma = p->gamma, .beta = p->beta,
-                 .eps = p->c.eps};
+    ln_args a = {.rows = p->c.rows, .D = p->c.D, .x = y, .y = y, .gamma = p->gamma, .beta = p->beta, .eps = p->c.eps};
     k->forward(&a);
 }
 
@@ -70,10 +66,10 @@ static void check_claims(const ln_kernel *k, const ln_prepared *p, ln_errors *e)
         CHECK(e->nonfinite == 0, "%s on %s D=%zu: %zu non-finite outputs", k->name, c->dist.spec, c->D, e->nonfinite);
         CHECK(e->max_norm <= bound, "%s on %s D=%zu eps=%g: normwise error %g u > bound %g u (kappa %g)", k->name,
               c->dist.spec, c->D, c->eps, e->max_norm, bound, kappa);
-        CHECK(isnan(e->mean_relerr) || e->mean_relerr <= bound * u, "%s on %s D=%zu: mean error %g u > %g u",
-              k->name, c->dist.spec, c->D, e->mean_relerr / u, bound);
-        CHECK(isnan(e->rstd_relerr) || e->rstd_relerr <= bound * u, "%s on %s D=%zu: rstd error %g u > %g u",
-              k->name, c->dist.spec, c->D, e->rstd_relerr / u, bound);
+        CHECK(isnan(e->mean_relerr) || e->mean_relerr <= bound * u, "%s on %s D=%zu: mean error %g u > %g u", k->name,
+              c->dist.spec, c->D, e->mean_relerr / u, bound);
+        CHECK(isnan(e->rstd_relerr) || e->rstd_relerr <= bound * u, "%s on %s D=%zu: rstd error %g u > %g u", k->name,
+              c->dist.spec, c->D, e->rstd_relerr / u, bound);
     }
     run_in_place(k, p, y_in_place);
     CHECK(memcmp(y, y_in_place, bytes) == 0, "%s on %s D=%zu: in place (no statistics) differs from out of place",
@@ -185,8 +181,10 @@ static void test_exact_rows(void **state)
                 ln_errors e;
                 check_claims(k, &p, &e);
                 if (!sums_then_divides(k) || isnan(e.mean_relerr)) continue;
-                CHECK(e.mean_relerr == 0, "%s on exact rows D=%zu: mean off by %g u", k->name, Ds[j], e.mean_relerr / u);
-                CHECK(e.rstd_relerr <= 3 * u, "%s on exact rows D=%zu: rstd off by %g u", k->name, Ds[j], e.rstd_relerr / u);
+                CHECK(e.mean_relerr == 0, "%s on exact rows D=%zu: mean off by %g u", k->name, Ds[j],
+                      e.mean_relerr / u);
+                CHECK(e.rstd_relerr <= 3 * u, "%s on exact rows D=%zu: rstd off by %g u", k->name, Ds[j],
+                      e.rstd_relerr / u);
             }
             ln_prepared_free(&p);
         }
@@ -236,8 +234,8 @@ static void test_naive_failure_is_detected(void **state)
     ln_errors en, et;
     ln_measure_kernel(naive, &p, &en, NULL);
     ln_measure_kernel(twopass, &p, &et, NULL);
-    print_message("offset:1e4 D=4096: naive normwise %g u (%zu non-finite), two-pass %g u\n", en.max_norm,
-                  en.nonfinite, et.max_norm);
+    print_message("offset:1e4 D=4096: naive normwise %g u (%zu non-finite), two-pass %g u\n", en.max_norm, en.nonfinite,
+                  et.max_norm);
     assert_true(et.nonfinite == 0 && isfinite(et.max_norm));
     /* every row NaN leaves no finite error to compare: then the NaNs are the detection */
     CHECK(isnan(en.max_norm) ? en.nonfinite > 0 : en.max_norm >= 100 * et.max_norm,
@@ -305,8 +303,8 @@ static void test_bounds_catch_wrong_kernels(void **state)
     const struct {
         const char *kernel;
         int bug;
-    } at768[] = {{"f32-twopass-scalar", SAMPLE_VARIANCE}, {"f32-cascade-scalar", SAMPLE_VARIANCE},
-                 {"f32-kahan-scalar", SAMPLE_VARIANCE},   {"f32-kahan-scalar", NO_EPS},
+    } at768[] = {{"f32-twopass-scalar", SAMPLE_VARIANCE},  {"f32-cascade-scalar", SAMPLE_VARIANCE},
+                 {"f32-kahan-scalar", SAMPLE_VARIANCE},    {"f32-kahan-scalar", NO_EPS},
                  {"f32-accurate-scalar", SAMPLE_VARIANCE}, {"f32-accurate-scalar", NO_EPS}};
     ln_prepared p;
     prepare(&p, LN_F32, "normal", 768, 1e-5);

@@ -47,7 +47,8 @@ static void test_within_claimed_bound(void **state)
     const char *dists[] = {"normal", "uniform", "shifted"};
     size_t dims[128], nd = 0, w = 1;
     for (size_t i = 0; i < ln_num_kernels; i++)
-        if (is16(ln_all_kernels[i]) && ln_kernel_available(ln_all_kernels[i]) && ln_kernel_vector_width(ln_all_kernels[i]) > w)
+        if (is16(ln_all_kernels[i]) && ln_kernel_available(ln_all_kernels[i]) &&
+            ln_kernel_vector_width(ln_all_kernels[i]) > w)
             w = ln_kernel_vector_width(ln_all_kernels[i]);
     for (size_t D = 1; D <= 3 * w + 1; D++) dims[nd++] = D;
     dims[nd++] = 257, dims[nd++] = 768, dims[nd++] = 4097;
@@ -63,8 +64,8 @@ static void test_within_claimed_bound(void **state)
                     ln_measure_kernel(k, &p, &e, NULL);
                     double b = k->bound(dims[ni], ln_kappa_max(&p));
                     if (e.nonfinite || !(e.max_norm <= b))
-                        fail_msg("%s on %s D=%zu: max_norm %g u, bound %g u, %zu non-finite", k->name,
-                                 dists[di], dims[ni], e.max_norm, b, e.nonfinite);
+                        fail_msg("%s on %s D=%zu: max_norm %g u, bound %g u, %zu non-finite", k->name, dists[di],
+                                 dims[ni], e.max_norm, b, e.nonfinite);
                 }
                 ln_prepared_free(&p);
             }
@@ -82,7 +83,8 @@ static void test_fp32_accumulating_nearly_correctly_rounded(void **state)
         prepare(&p, (ln_dtype)t, "normal", 768, 32, 1e-5, 0);
         for (size_t i = 0; i < ln_num_kernels; i++) {
             const ln_kernel *k = ln_all_kernels[i];
-            if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || computes_in_16bit(k) || has_f16_epilogue(k)) continue;
+            if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || computes_in_16bit(k) || has_f16_epilogue(k))
+                continue;
             ln_errors e;
             ln_measure_kernel(k, &p, &e, NULL);
             if (!(e.cr_frac >= 0.99 && e.max_ulp <= 1.0))
@@ -120,7 +122,8 @@ static void test_eps_on_zero_rows(void **state)
                         assert_int_equal(e.nonfinite, 2 * 33);
                     } else {
                         if (e.nonfinite) fail_msg("%s: %zu non-finite on zero rows", k->name, e.nonfinite);
-                        for (size_t j = 0; j < 2 * 33; j++) assert_true(ln_load(k->dtype, y, j) == ln_load(k->dtype, ref, j));
+                        for (size_t j = 0; j < 2 * 33; j++)
+                            assert_true(ln_load(k->dtype, y, j) == ln_load(k->dtype, ref, j));
                     }
                 }
                 ln_prepared_free(&p);
@@ -182,7 +185,8 @@ static void test_statistics_beyond_fp32(void **state)
     for (int t = LN_F16; t <= LN_BF16; t++)
         for (int ai = 0; ai < 3; ai++) {
             uint16_t x[6], y[6];
-            for (int j = 0; j < 6; j++) ln_store((ln_dtype)t, x, (size_t)j, j % 2 ? tiny[t - LN_F16][ai] : -tiny[t - LN_F16][ai]);
+            for (int j = 0; j < 6; j++)
+                ln_store((ln_dtype)t, x, (size_t)j, j % 2 ? tiny[t - LN_F16][ai] : -tiny[t - LN_F16][ai]);
             for (size_t i = 0; i < ln_num_kernels; i++) {
                 const ln_kernel *k = ln_all_kernels[i];
                 if (k->dtype != (ln_dtype)t || !ln_kernel_available(k) || !is_f32acc_own(k)) continue;
@@ -208,8 +212,8 @@ static void ref_case(ln_dtype t, double gamma, double beta, double eps, double x
     ln_ref_row(t, 2, x, g, b, eps, y, NULL, NULL, NULL);
     double y0 = ln_load(t, y, 0), y1 = ln_load(t, y, 1);
     if (!(y0 == want0 && !signbit(y0) == !signbit(want0) && y1 == want1 && !signbit(y1) == !signbit(want1)))
-        fail_msg("%s gamma %a beta %a: y = {%a, %a}, want {%a, %a}", ln_fmt(t)->name, gamma, beta, y0, y1,
-                 want0, want1);
+        fail_msg("%s gamma %a beta %a: y = {%a, %a}, want {%a, %a}", ln_fmt(t)->name, gamma, beta, y0, y1, want0,
+                 want1);
 }
 
 static void test_reference_known_rows(void **state)
@@ -219,12 +223,12 @@ static void test_reference_known_rows(void **state)
         const ln_format *f = ln_fmt((ln_dtype)t);
         double s = ldexp(1.0, f->emin - f->p + 1); /* the smallest subnormal */
         ref_case(t, 1, 0, 7, 3, 0.75, -0.75);
-        ref_case(t, s, 0, 7, 3, s, -s);               /* 0.75 units: 1 */
-        ref_case(t, 2 * s, 0, 7, 3, 2 * s, -2 * s);   /* 1.5 units: tie to even, 2 */
-        ref_case(t, 3 * s, 0, 7, 3, 2 * s, -2 * s);   /* 2.25 units: 2 */
-        ref_case(t, 5 * s, 0, 7, 3, 4 * s, -4 * s);   /* 3.75 units: 4 */
-        ref_case(t, 2 * s, s, 7, 3, 2 * s, -0.0);     /* 2.5 -> 2 and -0.5 -> -0 (ties to even) */
-        double ulp = ldexp(1.0, -f->p);               /* ulp of 0.75 */
+        ref_case(t, s, 0, 7, 3, s, -s);                                     /* 0.75 units: 1 */
+        ref_case(t, 2 * s, 0, 7, 3, 2 * s, -2 * s);                         /* 1.5 units: tie to even, 2 */
+        ref_case(t, 3 * s, 0, 7, 3, 2 * s, -2 * s);                         /* 2.25 units: 2 */
+        ref_case(t, 5 * s, 0, 7, 3, 4 * s, -4 * s);                         /* 3.75 units: 4 */
+        ref_case(t, 2 * s, s, 7, 3, 2 * s, -0.0);                           /* 2.5 -> 2 and -0.5 -> -0 (ties to even) */
+        double ulp = ldexp(1.0, -f->p);                                     /* ulp of 0.75 */
         ref_case(t, 1 + 2 * ulp, 0, 7, 3, 0.75 + 2 * ulp, -0.75 - 2 * ulp); /* 0.75 + 1.5 ulp: even */
         /* overflow: gamma = max, x = {1, -1}, eps = 0: y = +-max + beta */
         double max = ldexp(2.0 - ldexp(1.0, 1 - f->p), f->emax), half_ulp = ldexp(1.0, f->emax - f->p);

@@ -29,10 +29,7 @@ static void test_nearest_name(void **state)
 }
 
 /* Runs lnbench with args; its stderr in test_dir/err; returns the exit status. */
-static int run(const char *args)
-{
-    return sh("'%s' %s >%s 2>%s", lnbench, args, test_path("out"), test_path("err"));
-}
+static int run(const char *args) { return sh("'%s' %s >%s 2>%s", lnbench, args, test_path("out"), test_path("err")); }
 
 static void assert_err_has(const char *text)
 {

@@ -13,7 +13,6 @@
 #include "npy.h"
 #include "tmpdir.h"
 
-
 /* A .npy with the given version, header dict and data bytes, padded as numpy does. */
 static const char *write_raw(int version, const char *dict, const void *data, size_t nbytes)
 {
@@ -136,9 +135,9 @@ static void test_malformed(void **state)
     expect_error(write_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", v, 0), "no elements");
     expect_error(write_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", v, sizeof v - 1),
                  "truncated");
-    expect_error(write_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", v,
-                           sizeof v),
-                 "too large");
+    expect_error(
+        write_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", v, sizeof v),
+        "too large");
     /* a header length beyond the end of the file */
     f = fopen(test_path("hlen.npy"), "wb");
     fwrite("\x93NUMPY\x01\x00\xff\x7f{'descr'", 1, 17, f);

@@ -249,7 +249,8 @@ static void test_bwd_saved_reference(void **state)
                 oracle_given(centred, rows, D, x, dy, g, NULL, 1e-5, gm, gr, &o);
                 for (size_t r = 0; r < rows; r++)
                     for (size_t i = 0; i < D; i++) {
-                        check_equal((ln_dtype)t, "saved dx", r * D + i, ln_load((ln_dtype)t, dxa, r * D + i), o.y[r][i]);
+                        check_equal((ln_dtype)t, "saved dx", r * D + i, ln_load((ln_dtype)t, dxa, r * D + i),
+                                    o.y[r][i]);
                         check_hilo((ln_dtype)t, hi[r * D + i], lo[r * D + i], o.y[r][i]);
                     }
                 oracle_free(rows, D, &o);
@@ -265,8 +266,14 @@ static void test_saved_stats_separate_the_losses(void **state)
     const ln_kernel *k = ln_kernel_find("f32-lnbwd-accurate-scalar");
     assert_non_null(k);
     for (int f32 = 0; f32 <= 1; f32++) {
-        ln_case c = {.dtype = LN_F32, .D = 256, .rows = 4, .eps = 1e-5, .seed = 3, .affine = 1,
-                     .op = LN_OP_LAYERNORM_BWD, .saved_f32 = f32};
+        ln_case c = {.dtype = LN_F32,
+                     .D = 256,
+                     .rows = 4,
+                     .eps = 1e-5,
+                     .seed = 3,
+                     .affine = 1,
+                     .op = LN_OP_LAYERNORM_BWD,
+                     .saved_f32 = f32};
         ln_dist_parse("offset:1e4", &c.dist);
         ln_prepared p;
         assert_int_equal(ln_prepare(&c, &p), 0);
@@ -296,7 +303,8 @@ static void test_bwd_reference_closed(void **state)
     double x1[1] = {-3}, dy1[1] = {5};
     ln_ref_bwd_rows(0, LN_F64, 1, 1, x1, dy1, NULL, 0, dx, NULL, NULL, dg, NULL, NULL, db, NULL, NULL, NULL);
     assert_true(dx[0] == 0 && dg[0] == -5 && db[0] == 5);
-    float xs[6] = {0.5f, 1.25f, -2, 0.5f, 1.25f, -2}, dys[6] = {1, 0.3f, -0.7f, -1, -0.3f, 0.7f}, dxs[6], dgs[3], dbs[3];
+    float xs[6] = {0.5f, 1.25f, -2, 0.5f, 1.25f, -2}, dys[6] = {1, 0.3f, -0.7f, -1, -0.3f, 0.7f}, dxs[6], dgs[3],
+          dbs[3];
     ln_ref_bwd_rows(1, LN_F32, 2, 3, xs, dys, NULL, 1e-5, dxs, NULL, NULL, dgs, NULL, NULL, dbs, NULL, NULL, NULL);
     for (int j = 0; j < 3; j++) assert_true(dgs[j] == 0 && dbs[j] == 0);
     for (int i = 0; i < 3; i++) assert_true(dxs[i] == -dxs[3 + i]);
@@ -338,8 +346,8 @@ static void test_op_kernels_within_bounds(void **state)
 /* k's verdict (ln_judge, as `accuracy --check`) on a case of its op; *domain gets its domain. */
 static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D, int saved_f32, const char **domain)
 {
-    ln_case c = {.dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = k->op,
-                 .saved_f32 = saved_f32};
+    ln_case c = {
+        .dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = k->op, .saved_f32 = saved_f32};
     ln_dist_parse(dist, &c.dist);
     ln_prepared p;
     assert_int_equal(ln_prepare(&c, &p), 0);
@@ -411,9 +419,19 @@ static void test_op_kernels_in_place(void **state)
         for (size_t r = 0; r < 3; r++) mean[r] = p.stats[r].mean, rstd[r] = p.stats[r].rstd;
         int bwd = ln_op_is_backward(k->op);
         memcpy(io, bwd ? p.dy : p.x, bytes);
-        ln_args a = {.rows = c.rows, .D = c.D, .x = bwd ? p.x : io, .y = bwd ? NULL : io, .gamma = p.gamma,
-                     .beta = p.beta, .eps = c.eps, .mean = mean, .rstd = rstd, .dy = bwd ? io : NULL,
-                     .dx = bwd ? io : NULL, .dgamma = bwd ? dg : NULL, .dbeta = bwd ? db : NULL};
+        ln_args a = {.rows = c.rows,
+                     .D = c.D,
+                     .x = bwd ? p.x : io,
+                     .y = bwd ? NULL : io,
+                     .gamma = p.gamma,
+                     .beta = p.beta,
+                     .eps = c.eps,
+                     .mean = mean,
+                     .rstd = rstd,
+                     .dy = bwd ? io : NULL,
+                     .dx = bwd ? io : NULL,
+                     .dgamma = bwd ? dg : NULL,
+                     .dbeta = bwd ? db : NULL};
         k->forward(&a);
         if (memcmp(io, out, bytes) != 0) fail_msg("%s in place differs from out of place", k->name);
         free(out), free(io), free(dg), free(db);
@@ -457,12 +475,21 @@ static double loose_bound(size_t D, double kappa) { return 1.0 + 2.0 * ((double)
 static void test_breakage_caught(void **state)
 {
     (void)state;
-    const ln_kernel centring = {.name = "f32-rmsnorm-centred-scalar", .dtype = LN_F32, .op = LN_OP_RMSNORM,
-                                .forward = rms_centred, .bound = loose_bound};
-    const ln_kernel ln_dropped = {.name = "f32-lnbwd-dropped-scalar", .dtype = LN_F32, .op = LN_OP_LAYERNORM_BWD,
-                                  .forward = ln_bwd_dropped, .bound = loose_bound};
-    const ln_kernel rms_dropped = {.name = "f32-rmsbwd-dropped-scalar", .dtype = LN_F32, .op = LN_OP_RMSNORM_BWD,
-                                   .forward = rms_bwd_dropped, .bound = loose_bound};
+    const ln_kernel centring = {.name = "f32-rmsnorm-centred-scalar",
+                                .dtype = LN_F32,
+                                .op = LN_OP_RMSNORM,
+                                .forward = rms_centred,
+                                .bound = loose_bound};
+    const ln_kernel ln_dropped = {.name = "f32-lnbwd-dropped-scalar",
+                                  .dtype = LN_F32,
+                                  .op = LN_OP_LAYERNORM_BWD,
+                                  .forward = ln_bwd_dropped,
+                                  .bound = loose_bound};
+    const ln_kernel rms_dropped = {.name = "f32-rmsbwd-dropped-scalar",
+                                   .dtype = LN_F32,
+                                   .op = LN_OP_RMSNORM_BWD,
+                                   .forward = rms_bwd_dropped,
+                                   .bound = loose_bound};
     /* RMSNorm does not centre: even on zero-mean normal rows the sample mean shows */
     assert_false(within_bound(&centring, LN_OP_RMSNORM, "normal", 768));
     assert_false(within_bound(&centring, LN_OP_RMSNORM, "offset:1e4", 768));
@@ -489,7 +516,8 @@ static void test_op_cli(void **state)
     char csv[64];
     snprintf(csv, sizeof csv, "/tmp/lnbench-test-ops-%d.csv", (int)getpid());
     assert_int_equal(run("accuracy --op layernorm-bwd --kernels 'f32-lnbwd-*' --D 33 --rows 3 --dist normal "
-                         "--quiet --out %s && cat %s", csv, csv),
+                         "--quiet --out %s && cat %s",
+                         csv, csv),
                      0);
     remove(csv);
     strcat(csv, ".meta.json");
@@ -505,11 +533,11 @@ int main(void)
 {
     lnbench = getenv("LNBENCH") ? getenv("LNBENCH") : "build/lnbench";
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rms_reference_random),   cmocka_unit_test(test_rms_reference_closed),
-        cmocka_unit_test(test_bwd_saved_reference),    cmocka_unit_test(test_saved_stats_separate_the_losses),
-        cmocka_unit_test(test_bwd_reference_random),   cmocka_unit_test(test_bwd_reference_closed),
+        cmocka_unit_test(test_rms_reference_random),     cmocka_unit_test(test_rms_reference_closed),
+        cmocka_unit_test(test_bwd_saved_reference),      cmocka_unit_test(test_saved_stats_separate_the_losses),
+        cmocka_unit_test(test_bwd_reference_random),     cmocka_unit_test(test_bwd_reference_closed),
         cmocka_unit_test(test_op_kernels_within_bounds), cmocka_unit_test(test_breakage_caught),
-        cmocka_unit_test(test_op_kernels_in_place),    cmocka_unit_test(test_op_cli),
+        cmocka_unit_test(test_op_kernels_in_place),      cmocka_unit_test(test_op_cli),
         cmocka_unit_test(test_op_kernel_verdicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

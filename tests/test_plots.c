@@ -21,9 +21,18 @@
  * every-kernel figure) and bf16 (one kernel) in both regimes, an offset sweep for f32 only
  * (bf16 has a single offset) and an eps sweep for both. */
 static const char *const expected[] = {
-    "throughput-cache-f32", "throughput-all-cache-f32", "throughput-memory-f32", "throughput-all-memory-f32",
-    "accuracy-f32",         "conditioning-f32",         "eps-f32",               "pareto-f32",
-    "throughput-cache-bf16", "throughput-memory-bf16",  "accuracy-bf16",         "eps-bf16",
+    "throughput-cache-f32",
+    "throughput-all-cache-f32",
+    "throughput-memory-f32",
+    "throughput-all-memory-f32",
+    "accuracy-f32",
+    "conditioning-f32",
+    "eps-f32",
+    "pareto-f32",
+    "throughput-cache-bf16",
+    "throughput-memory-bf16",
+    "accuracy-bf16",
+    "eps-bf16",
     "pareto-bf16",
 };
 #define NEXPECTED (sizeof expected / sizeof expected[0])
@@ -39,15 +48,16 @@ static int setup(void **state)
     if (test_dir_create(state) != 0) return -1;
     dir = test_dir;
     if (sh("cp tests/fixtures/*.csv tests/fixtures/*.meta.json %s/", dir) != 0) return -1;
-    if (sh("LNBENCH='%s' scripts/plots.sh %s >%s/plots.log 2>&1", lnbench, dir, dir) != 0) return sh("cat %s/plots.log", dir), -1;
+    if (sh("LNBENCH='%s' scripts/plots.sh %s >%s/plots.log 2>&1", lnbench, dir, dir) != 0)
+        return sh("cat %s/plots.log", dir), -1;
     if (sh("'%s' report %s >%s/report.log 2>&1", lnbench, dir, dir) != 0) return sh("cat %s/report.log", dir), -1;
     return 0;
 }
 
 static int teardown(void **state) { return dir ? test_dir_remove(state) : 0; }
 
-#define NEED_GNUPLOT() \
-    do { \
+#define NEED_GNUPLOT()    \
+    do {                  \
         if (!dir) skip(); \
     } while (0)
 
@@ -89,9 +99,10 @@ static void test_figures_without_data_are_skipped(void **state)
     assert_int_equal(sh("LNBENCH='%s' scripts/plots.sh %s >%s/log 2>&1", lnbench, only, only), 0);
     assert_int_equal(sh("test -s %s/plots/throughput-memory-f32.png", only), 0);
     assert_int_not_equal(sh("ls %s/plots/accuracy-* >/dev/null 2>&1", only), 0);
-    assert_int_equal(sh("'%s' report %s >/dev/null && ! grep -q '## Verdicts' %s/REPORT.md && grep -q '## Summary' %s/REPORT.md",
-                        lnbench, only, only, only),
-                     0);
+    assert_int_equal(
+        sh("'%s' report %s >/dev/null && ! grep -q '## Verdicts' %s/REPORT.md && grep -q '## Summary' %s/REPORT.md",
+           lnbench, only, only, only),
+        0);
     /* no results at all: a message and a failure, no figures */
     snprintf(only, sizeof only, "%s/empty", dir);
     assert_int_equal(sh("mkdir -p %s", only), 0);
@@ -124,7 +135,9 @@ static void test_nonfinite_and_degenerate_cases(void **state)
 {
     (void)state;
     NEED_GNUPLOT();
-    assert_int_equal(sh("grep -q 'broken = \"non-finite outputs, not drawn: f32-naive-scalar\"' %s/plots/data/pareto-f32.gp", dir), 0);
+    assert_int_equal(
+        sh("grep -q 'broken = \"non-finite outputs, not drawn: f32-naive-scalar\"' %s/plots/data/pareto-f32.gp", dir),
+        0);
     assert_int_not_equal(sh("grep -q f32-naive-scalar %s/plots/data/pareto-f32.dat", dir), 0);
     assert_int_not_equal(sh("grep -q 5000 %s/plots/data/accuracy-bf16.dat", dir), 0);
     assert_int_not_equal(sh("grep -q 5000 %s/plots/data/pareto-bf16.dat", dir), 0);
@@ -136,11 +149,15 @@ static void test_plots_removes_only_its_own_files(void **state)
     NEED_GNUPLOT();
     char d[96];
     snprintf(d, sizeof d, "%s/own", dir);
-    assert_int_equal(sh("mkdir -p %s/plots && cp tests/fixtures/*.csv tests/fixtures/*.json %s/ && echo mine >%s/plots/mine.png", d, d, d), 0);
+    assert_int_equal(
+        sh("mkdir -p %s/plots && cp tests/fixtures/*.csv tests/fixtures/*.json %s/ && echo mine >%s/plots/mine.png", d,
+           d, d),
+        0);
     assert_int_equal(sh("LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", lnbench, d), 0);
     assert_int_equal(sh("test -s %s/plots/conditioning-f32.png", d), 0);
     /* without the offset sweep its figure goes, the user's file stays */
-    assert_int_equal(sh("rm %s/conditioning.csv && LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", d, lnbench, d), 0);
+    assert_int_equal(sh("rm %s/conditioning.csv && LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", d, lnbench, d),
+                     0);
     assert_int_not_equal(sh("test -e %s/plots/conditioning-f32.png", d), 0);
     assert_int_equal(sh("grep -qx mine %s/plots/mine.png", d), 0);
 }
@@ -153,20 +170,27 @@ static void test_history_of_a_kernel(void **state)
     NEED_GNUPLOT();
     char d[96];
     snprintf(d, sizeof d, "%s/hist", dir);
-    assert_int_equal(sh("mkdir -p %s && cp tests/fixtures/*.csv tests/fixtures/*.json %s/ && LNBENCH='%s' scripts/history.sh %s >/dev/null",
+    assert_int_equal(sh("mkdir -p %s && cp tests/fixtures/*.csv tests/fixtures/*.json %s/ && LNBENCH='%s' "
+                        "scripts/history.sh %s >/dev/null",
                         d, d, lnbench, d),
                      0);
-    assert_int_equal(sh("sed -i 's/3312996/abcdef0/; s/2024-11-29T13:40:00Z/2024-12-01T09:00:00Z/' %s/bench.csv.meta.json && "
-                        "LNBENCH='%s' scripts/history.sh %s >/dev/null",
-                        d, lnbench, d),
-                     0);
+    assert_int_equal(
+        sh("sed -i 's/3312996/abcdef0/; s/2024-11-29T13:40:00Z/2024-12-01T09:00:00Z/' %s/bench.csv.meta.json && "
+           "LNBENCH='%s' scripts/history.sh %s >/dev/null",
+           d, lnbench, d),
+        0);
     assert_int_equal(sh("test $(ls -d %s/history/*/* | wc -l) -eq 2", d), 0);
     assert_int_equal(sh("ls %s/history/*/ | head -n 1 | grep -q 3312996", d), 0); /* by date: the older first */
-    assert_int_equal(sh("HISTORY_KERNEL=f32-twopass-avx512 LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", lnbench, d), 0);
-    assert_int_equal(sh("test -s %s/plots/history-f32-twopass-avx512.png && test -s %s/plots/history-f32-twopass-avx512.svg", d, d), 0);
-    assert_int_equal(sh("grep -q 'labels = \"3312996 11-29|abcdef0 12-01\"' %s/plots/data/history-f32-twopass-avx512.gp", d), 0);
+    assert_int_equal(
+        sh("HISTORY_KERNEL=f32-twopass-avx512 LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", lnbench, d), 0);
+    assert_int_equal(
+        sh("test -s %s/plots/history-f32-twopass-avx512.png && test -s %s/plots/history-f32-twopass-avx512.svg", d, d),
+        0);
+    assert_int_equal(
+        sh("grep -q 'labels = \"3312996 11-29|abcdef0 12-01\"' %s/plots/data/history-f32-twopass-avx512.gp", d), 0);
     /* one run is no history */
-    assert_int_equal(sh("rm -rf %s/history/*/*abcdef0 && LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", d, lnbench, d), 0);
+    assert_int_equal(
+        sh("rm -rf %s/history/*/*abcdef0 && LNBENCH='%s' scripts/plots.sh %s >/dev/null 2>&1", d, lnbench, d), 0);
     assert_int_not_equal(sh("ls %s/plots/history-* >/dev/null 2>&1", d), 0);
 }
 

@@ -21,7 +21,6 @@
 static const char *plugin_dir;
 static char example[512];
 
-
 static void test_list_shows_plugin_kernel(void **state)
 {
     (void)state;
@@ -67,7 +66,8 @@ static void test_verbs_run_plugin_kernel(void **state)
 {
     (void)state;
     const char *csv = test_path("acc.csv");
-    assert_int_equal(run("accuracy --quiet --plugin %s --kernels 'f32-*twopass-scalar' --D 64 --rows 2 --out %s", example, csv), 0);
+    assert_int_equal(
+        run("accuracy --quiet --plugin %s --kernels 'f32-*twopass-scalar' --D 64 --rows 2 --out %s", example, csv), 0);
     FILE *f = fopen(csv, "r");
     assert_non_null(f);
     char line[4096];
@@ -81,7 +81,8 @@ static void test_verbs_run_plugin_kernel(void **state)
     assert_int_equal(builtin_rows, 3);
 
     int st = run("bench --quiet --plugin %s --kernels f32-example-twopass-scalar --D 64 --rows 16 "
-                 "--benchmark_min_time=0.001 --benchmark_repetitions=1 --out %s", example, test_path("b.csv"));
+                 "--benchmark_min_time=0.001 --benchmark_repetitions=1 --out %s",
+                 example, test_path("b.csv"));
     if (st != 0) fail_msg("bench: exit %d: %s", st, run_output);
     f = fopen(test_path("b.csv"), "r");
     assert_non_null(f);

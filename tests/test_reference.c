@@ -116,7 +116,7 @@ static void test_closed_form(void **state)
     mpfr_div_ui(e, e, 3, MPFR_RNDN);
     mpfr_add_d(e, e, eps, MPFR_RNDN);
     mpfr_rec_sqrt(e, e, MPFR_RNDN);
-    mpfr_mul_ui(e, e, 2, MPFR_RNDN);       /* 2 / sqrt(8/3 + eps) */
+    mpfr_mul_ui(e, e, 2, MPFR_RNDN);         /* 2 / sqrt(8/3 + eps) */
     double exact = mpfr_get_d(e, MPFR_RNDN); /* correctly rounded to double */
     mpfr_t nb;
     mpfr_init2(nb, ORACLE_BITS);
@@ -289,8 +289,8 @@ static void test_random_rows(void **state)
     }
 }
 
-static void assert_stats(ln_dtype t, size_t D, const double *x, double eps, double mean, double var,
-                         mpfr_srcptr rstd, mpfr_srcptr kappa)
+static void assert_stats(ln_dtype t, size_t D, const double *x, double eps, double mean, double var, mpfr_srcptr rstd,
+                         mpfr_srcptr kappa)
 {
     void *xa = make(t, D, x), *ya = malloc(D * ln_fmt(t)->size);
     ln_ref_stats st;

@@ -47,8 +47,7 @@ static void test_isa_cap(void **state)
     /* each word allows its ISA and every one before it in the table */
     for (size_t i = 0; i < ln_num_isas; i++) {
         assert_int_equal(ln_cpu_cap_from_name(ln_isas[i].name, &mask), 0);
-        for (size_t j = 0; j < ln_num_isas; j++)
-            assert_int_equal((mask & ln_isas[j].bit) != 0, j <= i);
+        for (size_t j = 0; j < ln_num_isas; j++) assert_int_equal((mask & ln_isas[j].bit) != 0, j <= i);
     }
     assert_int_equal(ln_cpu_cap_from_name("bogus", &mask), -1);
     assert_int_equal(ln_cpu_cap_from_name("native", &mask), 0);

@@ -80,10 +80,12 @@ static void test_report_opens_with_verdicts(void **state)
     assert_true(strstr(md, "# lnbench report\n\nMachine: Intel(R) Xeon(R) Platinum 8481C") == md);
     char *verdicts = strstr(md, "## Verdicts"), *summary = strstr(md, "## Summary");
     assert_true(verdicts && summary && verdicts < summary);
-    assert_non_null(strstr(md, "## Verdicts\n\n3 fail, 138 pass, 15 outside the conditions of the kernel's bound, 42 without a bound; "
-                               "2 kernel-cases on inputs that degenerated"));
+    assert_non_null(strstr(
+        md, "## Verdicts\n\n3 fail, 138 pass, 15 outside the conditions of the kernel's bound, 42 without a bound; "
+            "2 kernel-cases on inputs that degenerated"));
     assert_non_null(strstr(md, "| f32-welford-avx512 | 24 | 3 | 3 | 0 | 0 |"));
-    assert_non_null(strstr(md, "- f32-welford-avx512 on normal, D = 4096, eps = 1e-05 (accuracy.csv): max_norm 2.62 u > bound 2.5 u"));
+    assert_non_null(strstr(
+        md, "- f32-welford-avx512 on normal, D = 4096, eps = 1e-05 (accuracy.csv): max_norm 2.62 u > bound 2.5 u"));
     /* the bf16 kernel's errors on rows that underflowed in bf16 are an input finding, not a failure */
     assert_null(strstr(md, "bf16-f32acc-twopass-scalar on tiny"));
     assert_non_null(strstr(md, "- bf16 tiny: input underflow (D 768, 4096; eps 1e-05; accuracy.csv; 1 kernel)"));
@@ -111,11 +113,12 @@ static void test_report_opens_with_verdicts(void **state)
 static void test_same_counts_share_a_row(void **state)
 {
     (void)state;
-    assert_int_equal(sh("mkdir -p %s/twin && cp tests/fixtures/*.csv tests/fixtures/*.meta.json %s/twin/ && "
-                        "grep '^f32-twopass-avx512,' tests/fixtures/accuracy.csv | sed 's/^f32-twopass-avx512,/f32-twopass-avx2,/' "
-                        ">>%s/twin/accuracy.csv",
-                        test_dir, test_dir, test_dir),
-                     0);
+    assert_int_equal(
+        sh("mkdir -p %s/twin && cp tests/fixtures/*.csv tests/fixtures/*.meta.json %s/twin/ && "
+           "grep '^f32-twopass-avx512,' tests/fixtures/accuracy.csv | sed 's/^f32-twopass-avx512,/f32-twopass-avx2,/' "
+           ">>%s/twin/accuracy.csv",
+           test_dir, test_dir, test_dir),
+        0);
     char d[256];
     snprintf(d, sizeof d, "%s/twin", test_dir);
     char *md = report_of(d);
@@ -128,10 +131,11 @@ static void test_report_without_verdict_columns(void **state)
 {
     (void)state;
     /* the accuracy files as they were before the verdict columns: the last four cut off */
-    assert_int_equal(sh("mkdir -p %s/old && for f in accuracy conditioning eps; do cut -d, -f1-21 tests/fixtures/$f.csv "
-                        ">%s/old/$f.csv; done && cp tests/fixtures/bench.csv* %s/old/",
-                        test_dir, test_dir, test_dir),
-                     0);
+    assert_int_equal(
+        sh("mkdir -p %s/old && for f in accuracy conditioning eps; do cut -d, -f1-21 tests/fixtures/$f.csv "
+           ">%s/old/$f.csv; done && cp tests/fixtures/bench.csv* %s/old/",
+           test_dir, test_dir, test_dir),
+        0);
     char d[256];
     snprintf(d, sizeof d, "%s/old", test_dir);
     char *md = report_of(d);
@@ -144,8 +148,8 @@ static void test_report_without_verdict_columns(void **state)
 
 static int compare(const char *base, const char *new_, const char *flags)
 {
-    return sh("'%s' compare %s --out %s/compare.csv tests/fixtures/compare/%s tests/fixtures/compare/%s >%s/cmp 2>&1", lnbench, flags,
-              test_dir, base, new_, test_dir);
+    return sh("'%s' compare %s --out %s/compare.csv tests/fixtures/compare/%s tests/fixtures/compare/%s >%s/cmp 2>&1",
+              lnbench, flags, test_dir, base, new_, test_dir);
 }
 
 static void test_compare_exit_status(void **state)

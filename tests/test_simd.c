@@ -72,7 +72,8 @@ static void test_within_claimed_bound(void **state)
     for (int t = 0; t < LN_NDTYPES; t++) {
         size_t maxw = 0;
         for (size_t i = 0; i < ln_num_kernels; i++)
-            if (ln_all_kernels[i]->dtype == (ln_dtype)t && is_simd(ln_all_kernels[i]) && ln_kernel_vector_width(ln_all_kernels[i]) > maxw)
+            if (ln_all_kernels[i]->dtype == (ln_dtype)t && is_simd(ln_all_kernels[i]) &&
+                ln_kernel_vector_width(ln_all_kernels[i]) > maxw)
                 maxw = ln_kernel_vector_width(ln_all_kernels[i]);
         if (!maxw) continue;
         size_t dims[64], nd = 0;
@@ -164,7 +165,8 @@ static void test_agrees_with_scalar_sibling(void **state)
                 }
                 double allowed = (k->bound(D, kappa) + s->bound(D, kappa)) * ln_unit_roundoff(k->dtype) * ymax;
                 if (!(diff <= allowed))
-                    fail_msg("%s vs %s on %s row %zu: differ by %g > %g", k->name, s->name, dists[di], r, diff, allowed);
+                    fail_msg("%s vs %s on %s row %zu: differ by %g > %g", k->name, s->name, dists[di], r, diff,
+                             allowed);
             }
             free(ys);
             free(yk);
@@ -234,13 +236,16 @@ static void test_shifted_redoes_bad_shifts(void **state)
                 seed = seed * 1664525u + 1013904223u;
                 ln_store(t, x, j, (double)(seed >> 8) * 0x1p-23 - 1.0 + ((j / D) % 4 == 1 && j % D < 32 ? 100.0 : 0.0));
             }
-            for (size_t j = 0; j < D; j++) ln_store(t, g, j, 1.0 + 0.25 * (double)(j % 5) / 4), ln_store(t, b, j, 0.25 * (double)(j % 3) / 2);
-            ln_args a = {.rows = rows, .D = D, .x = x, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = m1, .rstd = r1};
+            for (size_t j = 0; j < D; j++)
+                ln_store(t, g, j, 1.0 + 0.25 * (double)(j % 5) / 4), ln_store(t, b, j, 0.25 * (double)(j % 3) / 2);
+            ln_args a = {
+                .rows = rows, .D = D, .x = x, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = m1, .rstd = r1};
             tp->forward(&a);
             a.y = y2, a.mean = m2, a.rstd = r2;
             k->forward(&a);
             for (size_t r = 1; r < rows; r += 4) {
-                if (memcmp((char *)y1 + r * D * es, (char *)y2 + r * D * es, D * es) || m1[r] != m2[r] || r1[r] != r2[r])
+                if (memcmp((char *)y1 + r * D * es, (char *)y2 + r * D * es, D * es) || m1[r] != m2[r] ||
+                    r1[r] != r2[r])
                     fail_msg("%s D=%zu row %zu: a bad shift was not redone as %s", k->name, D, r, tp->name);
                 checked++;
             }
@@ -265,7 +270,8 @@ static void test_accurate_redoes_bad_shifts(void **state)
     for (size_t i = 0; i < ln_num_kernels; i++) {
         const ln_kernel *k = ln_all_kernels[i];
         char alg[32];
-        if (!is_simd(k) || k->dtype != LN_F32 || strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "accurate") != 0) continue;
+        if (!is_simd(k) || k->dtype != LN_F32 || strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "accurate") != 0)
+            continue;
         for (size_t ni = 0; ni < 2; ni++) {
             const size_t D = dims[ni];
             float *x = malloc(rows * D * 4), *y1 = malloc(rows * D * 4), *y2 = malloc(rows * D * 4);
@@ -277,7 +283,8 @@ static void test_accurate_redoes_bad_shifts(void **state)
                 x[j] = (float)((double)(seed >> 8) * 0x1p-23 - 1.0 + ((j / D) % 4 == 1 && j % D < 32 ? 100.0 : 0.0));
             }
             for (size_t j = 0; j < D; j++) g[j] = 1.0f + 0.25f * (float)(j % 5) / 4, b[j] = 0.25f * (float)(j % 3) / 2;
-            ln_args a = {.rows = rows, .D = D, .x = x, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = m1, .rstd = r1};
+            ln_args a = {
+                .rows = rows, .D = D, .x = x, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = m1, .rstd = r1};
             sc->forward(&a);
             a.y = y2, a.mean = m2, a.rstd = r2;
             k->forward(&a);
@@ -287,10 +294,12 @@ static void test_accurate_redoes_bad_shifts(void **state)
                 if (!(fabsf(y1[j] - y2[j]) <= nextafterf(fabsf(y1[j]), INFINITY) - fabsf(y1[j])))
                     fail_msg("%s D=%zu element %zu: %.9g against %.9g (%s)", k->name, D, j, y2[j], y1[j], sc->name);
             }
-            if (same < 0.999 * (double)(rows * D)) fail_msg("%s D=%zu: only %zu of %zu outputs correctly rounded", k->name, D, same, rows * D);
+            if (same < 0.999 * (double)(rows * D))
+                fail_msg("%s D=%zu: only %zu of %zu outputs correctly rounded", k->name, D, same, rows * D);
             for (size_t r = 0; r < rows; r++)
                 if (!(fabs(m1[r] - m2[r]) <= 1e-12 / r1[r] && fabs(r1[r] - r2[r]) <= 1e-12 * r1[r]))
-                    fail_msg("%s D=%zu row %zu: mean %.17g rstd %.17g, %s %.17g %.17g", k->name, D, r, m2[r], r2[r], sc->name, m1[r], r1[r]);
+                    fail_msg("%s D=%zu row %zu: mean %.17g rstd %.17g, %s %.17g %.17g", k->name, D, r, m2[r], r2[r],
+                             sc->name, m1[r], r1[r]);
             checked++;
             free(x), free(y1), free(y2), free(g), free(b);
         }
@@ -307,8 +316,10 @@ static void test_streaming_rows_match(void **state)
     (void)state;
     const size_t dims[] = {1024, 4096}, bytes = (size_t)33 << 20;
     for (size_t ni = 0; ni < 2; ni++) {
-        const size_t D = dims[ni], rows = bytes / 4 / D, check[] = {0, 1, 2, rows / 2, rows / 2 + 1, rows - 2, rows - 1};
-        float *x = malloc(rows * D * 4), *y = malloc(rows * D * 4), *y1 = malloc(D * 4), *g = malloc(D * 4), *b = malloc(D * 4);
+        const size_t D = dims[ni], rows = bytes / 4 / D,
+                     check[] = {0, 1, 2, rows / 2, rows / 2 + 1, rows - 2, rows - 1};
+        float *x = malloc(rows * D * 4), *y = malloc(rows * D * 4), *y1 = malloc(D * 4), *g = malloc(D * 4),
+              *b = malloc(D * 4);
         double *m = malloc(rows * sizeof *m), *r5 = malloc(rows * sizeof *r5), m1, r1;
         uint32_t seed = 99;
         for (size_t j = 0; j < rows * D; j++) {
@@ -319,14 +330,24 @@ static void test_streaming_rows_match(void **state)
         for (size_t i = 0; i < ln_num_kernels; i++) {
             const ln_kernel *k = ln_all_kernels[i];
             if (!is_simd(k) || k->dtype != LN_F32) continue;
-            ln_args a = {.rows = rows, .D = D, .x = x, .y = y, .gamma = g, .beta = b, .eps = 1e-5, .mean = m, .rstd = r5};
+            ln_args a = {
+                .rows = rows, .D = D, .x = x, .y = y, .gamma = g, .beta = b, .eps = 1e-5, .mean = m, .rstd = r5};
             k->forward(&a);
             for (size_t c = 0; c < sizeof check / sizeof *check; c++) {
                 const size_t r = check[c];
-                ln_args one = {.rows = 1, .D = D, .x = x + r * D, .y = y1, .gamma = g, .beta = b, .eps = 1e-5, .mean = &m1, .rstd = &r1};
+                ln_args one = {.rows = 1,
+                               .D = D,
+                               .x = x + r * D,
+                               .y = y1,
+                               .gamma = g,
+                               .beta = b,
+                               .eps = 1e-5,
+                               .mean = &m1,
+                               .rstd = &r1};
                 k->forward(&one);
                 if (memcmp(y + r * D, y1, D * 4) || m[r] != m1 || r5[r] != r1)
-                    fail_msg("%s D=%zu: row %zu of a %zu-row call differs from the same row alone", k->name, D, r, rows);
+                    fail_msg("%s D=%zu: row %zu of a %zu-row call differs from the same row alone", k->name, D, r,
+                             rows);
             }
         }
         free(x), free(y), free(y1), free(g), free(b), free(m), free(r5);
@@ -350,12 +371,26 @@ static void test_rows_are_independent(void **state)
                 const ln_kernel *k = ln_all_kernels[i];
                 if (k->dtype != (ln_dtype)t || !is_simd_any(k)) continue;
                 double m[5], r5[5], m1, r1;
-                ln_args a = {.rows = rows, .D = D, .x = p.x, .y = y, .gamma = p.gamma, .beta = p.beta, .eps = p.c.eps,
-                             .mean = m, .rstd = r5};
+                ln_args a = {.rows = rows,
+                             .D = D,
+                             .x = p.x,
+                             .y = y,
+                             .gamma = p.gamma,
+                             .beta = p.beta,
+                             .eps = p.c.eps,
+                             .mean = m,
+                             .rstd = r5};
                 k->forward(&a);
                 for (size_t r = 0; r < rows; r++) {
-                    ln_args one = {.rows = 1, .D = D, .x = (const unsigned char *)p.x + r * bytes, .y = y1,
-                                   .gamma = p.gamma, .beta = p.beta, .eps = p.c.eps, .mean = &m1, .rstd = &r1};
+                    ln_args one = {.rows = 1,
+                                   .D = D,
+                                   .x = (const unsigned char *)p.x + r * bytes,
+                                   .y = y1,
+                                   .gamma = p.gamma,
+                                   .beta = p.beta,
+                                   .eps = p.c.eps,
+                                   .mean = &m1,
+                                   .rstd = &r1};
                     k->forward(&one);
                     if (memcmp(y + r * bytes, y1, bytes) || !(m[r] == m1 || (isnan(m[r]) && isnan(m1))) ||
                         !(r5[r] == r1 || (isnan(r5[r]) && isnan(r1))))
@@ -405,8 +440,7 @@ static void test_isa_cap_hides_kernels(void **state)
     for (size_t i = 0; i < ln_num_kernels; i++)
         if (!ln_all_kernels[i]->usable)
             assert_int_equal(ln_kernel_available(ln_all_kernels[i]), ln_all_kernels[i]->isa == 0);
-        else if (ln_all_kernels[i]->isa)
-            assert_false(ln_kernel_available(ln_all_kernels[i]));
+        else if (ln_all_kernels[i]->isa) assert_false(ln_kernel_available(ln_all_kernels[i]));
     set_cap("native");
 }
 

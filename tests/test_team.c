@@ -16,8 +16,8 @@
 #define ITERATIONS 2000
 
 typedef struct {
-    atomic_long done;                   /* shares finished, over all threads */
-    long count[MAX_THREADS];            /* shares each thread ran */
+    atomic_long done;        /* shares finished, over all threads */
+    long count[MAX_THREADS]; /* shares each thread ran */
     int threads;
     atomic_int order_broken;
 } job;

@@ -78,8 +78,8 @@ static void test_within_bound(void **state)
             ln_measure_kernel(k, &p, &e, NULL);
             double b = k->bound(dims[ni], ln_kappa_max(&p));
             if (e.nonfinite || !(e.max_norm <= b))
-                fail_msg("ext-torch-f32 on %s D=%zu: normwise %g u > bound %g u (%zu non-finite)", dists[di],
-                         dims[ni], e.max_norm, b, e.nonfinite);
+                fail_msg("ext-torch-f32 on %s D=%zu: normwise %g u > bound %g u (%zu non-finite)", dists[di], dims[ni],
+                         e.max_norm, b, e.nonfinite);
             if (!(e.mean_relerr <= b * 0x1p-24 && e.rstd_relerr <= b * 0x1p-24))
                 fail_msg("ext-torch-f32 on %s D=%zu: mean/rstd error %g/%g u > %g u", dists[di], dims[ni],
                          e.mean_relerr / 0x1p-24, e.rstd_relerr / 0x1p-24, b);

@@ -22,13 +22,19 @@
 #include "tmpdir.h"
 
 /* A case whose rows are given: each of `rows` rows is `row` (D doubles), stored in dtype t. */
-static void prepare_rows(ln_prepared *p, ln_dtype t, const double *row, size_t D, size_t rows, double eps,
-                         int affine, const double *gamma, const double *beta)
+static void prepare_rows(ln_prepared *p, ln_dtype t, const double *row, size_t D, size_t rows, double eps, int affine,
+                         const double *gamma, const double *beta)
 {
     double *data = malloc(rows * D * sizeof *data);
     assert_non_null(data);
     for (size_t r = 0; r < rows; r++) memcpy(data + r * D, row, D * sizeof *row);
-    ln_case c = {.dtype = t, .D = D, .rows = rows, .eps = eps, .seed = 1, .affine = affine, .gamma_src = gamma,
+    ln_case c = {.dtype = t,
+                 .D = D,
+                 .rows = rows,
+                 .eps = eps,
+                 .seed = 1,
+                 .affine = affine,
+                 .gamma_src = gamma,
                  .beta_src = beta};
     c.dist = (ln_dist){.kind = LN_DIST_FILE, .data = data, .file_rows = rows, .file_D = D};
     snprintf(c.dist.spec, sizeof c.dist.spec, "rows");
@@ -106,7 +112,8 @@ static void test_overflow_and_underflow_rows(void **state)
                             ln_verdict v = judged(k, &p);
                             const char *what = cls ? "squares underflow" : "sum of squares overflows";
                             if (v.verdict == LN_FAIL)
-                                fail_msg("%s, %s row D=%zu eps=%g affine=%d: fail, error %g u > bound %g u (row %zu col %zu)",
+                                fail_msg("%s, %s row D=%zu eps=%g affine=%d: fail, error %g u > bound %g u (row %zu "
+                                         "col %zu)",
                                          k->name, what, dims[di], eps, affine, v.error, v.bound, v.row, v.col);
                             if (k->domain == ln_domain_any_row && v.verdict != LN_PASS)
                                 fail_msg("%s, %s row D=%zu eps=%g affine=%d: claims any row, verdict %s (%s)", k->name,
@@ -204,7 +211,7 @@ static void test_user_weights_get_a_verdict(void **state)
     for (size_t i = 0; i < D; i++) var += (x[i] - mean) * (x[i] - mean) / D;
     for (size_t i = 0; i < D; i++) {
         gamma[i] = 1000.0 * (1.0 + 0.3 * cos((double)i)) + 0.123456789; /* large, every bit used */
-        beta[i] = -0.95 * gamma[i] * (x[i] - mean) / sqrt(var);       /* cancels 95% of gamma xhat */
+        beta[i] = -0.95 * gamma[i] * (x[i] - mean) / sqrt(var);         /* cancels 95% of gamma xhat */
     }
     ln_prepared p;
     prepare_rows(&p, LN_F32, x, D, 2, 1e-5, 1, gamma, beta);
@@ -232,8 +239,8 @@ static void test_fail_is_per_row(void **state)
     const ln_kernel *k = ln_kernel_find("f32-twopass-scalar");
     double rows[2 * D];
     for (size_t i = 0; i < D; i++) {
-        rows[i] = sin(1.0 + (double)i);             /* kappa ~1: bound ~50 u */
-        rows[D + i] = 1e3 + sin(2.0 + (double)i);   /* kappa ~1e3: bound ~1e5 u */
+        rows[i] = sin(1.0 + (double)i);           /* kappa ~1: bound ~50 u */
+        rows[D + i] = 1e3 + sin(2.0 + (double)i); /* kappa ~1e3: bound ~1e5 u */
     }
     double *data = malloc(sizeof rows);
     memcpy(data, rows, sizeof rows);
@@ -253,14 +260,14 @@ static void test_fail_is_per_row(void **state)
 
 /* ---- lnbench accuracy --check ---- */
 
-
 static void test_check_exit_status(void **state)
 {
     (void)state;
     char args[2048];
     /* a clean sweep: 0 */
-    snprintf(args, sizeof args, "accuracy --check --quiet --kernels 'f32-*-scalar,f64-*' --dist normal,huge --D 2,768 "
-                                "--eps 1e-5,0 --rows 2 --out %s",
+    snprintf(args, sizeof args,
+             "accuracy --check --quiet --kernels 'f32-*-scalar,f64-*' --dist normal,huge --D 2,768 "
+             "--eps 1e-5,0 --rows 2 --out %s",
              test_path("clean.csv"));
     int status = run("%s", args);
     if (status != 0) fail_msg("clean sweep: exit %d: %s", status, run_output);
@@ -276,8 +283,9 @@ static void test_check_exit_status(void **state)
     }
     double row[2] = {1.5e19, -1.5e19};
     ln_npy_write(test_path("overflow.npy"), LN_F64, 2, 1, 2, row);
-    snprintf(args, sizeof args, "accuracy --check --quiet --kernels ext-onednn-f32,f32-twopass-scalar --no-affine "
-                                "--dist file:%s --out %s",
+    snprintf(args, sizeof args,
+             "accuracy --check --quiet --kernels ext-onednn-f32,f32-twopass-scalar --no-affine "
+             "--dist file:%s --out %s",
              test_path("overflow.npy"), test_path("fail.csv"));
     status = run("%s", args);
     if (status != 1) fail_msg("failing case: exit %d, expected 1: %s", status, run_output);
@@ -317,12 +325,9 @@ int main(void)
 {
     lnbench = getenv("LNBENCH");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_overflow_and_underflow_rows),
-        cmocka_unit_test(test_input_classification),
-        cmocka_unit_test(test_user_weights_get_a_verdict),
-        cmocka_unit_test(test_fail_is_per_row),
-        cmocka_unit_test(test_check_exit_status),
-        cmocka_unit_test(test_summary_shows_nonfinite),
+        cmocka_unit_test(test_overflow_and_underflow_rows), cmocka_unit_test(test_input_classification),
+        cmocka_unit_test(test_user_weights_get_a_verdict),  cmocka_unit_test(test_fail_is_per_row),
+        cmocka_unit_test(test_check_exit_status),           cmocka_unit_test(test_summary_shows_nonfinite),
     };
     if (!lnbench) {
         fprintf(stderr, "test_verdicts: set LNBENCH to the lnbench binary (make test does)\n");

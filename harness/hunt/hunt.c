@@ -59,7 +59,7 @@ typedef struct {
     double *y_hi, *y_lo;
     uint64_t evals, rng;
     double t0, last_report;
-    score best[NOBJ];   /* for the progress line */
+    score best[NOBJ]; /* for the progress line */
 } hunt;
 
 /* Runs the kernel on the first L elements of x (a row of its own, with the first L gamma and
@@ -68,8 +68,13 @@ static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
 {
     ln_ref_stats st;
     ln_prepared p = {.c = {.dtype = h->t, .D = L, .rows = 1, .eps = h->c->eps, .affine = 1},
-                     .x = (void *)x, .gamma = h->gamma, .beta = h->beta, .y_ref = h->y_ref,
-                     .y_hi = h->y_hi, .y_lo = h->y_lo, .stats = &st};
+                     .x = (void *)x,
+                     .gamma = h->gamma,
+                     .beta = h->beta,
+                     .y_ref = h->y_ref,
+                     .y_hi = h->y_hi,
+                     .y_lo = h->y_lo,
+                     .stats = &st};
     (exact ? ln_ref_row : ln_screen_row)(h->t, L, x, h->gamma, h->beta, h->c->eps, h->y_ref, h->y_hi, h->y_lo, &st);
     ln_errors e;
     ln_measure_kernel(h->c->k, &p, &e, NULL);
@@ -108,10 +113,7 @@ static const char *verdict(const ln_kernel *k, const score *s)
 
 /* v moved by n units in the last place of format t (n small; a binade boundary only changes
  * the step). */
-static double step_ulps(ln_dtype t, double v, double n)
-{
-    return v + n * ln_ulp(t, v);
-}
+static double step_ulps(ln_dtype t, double v, double n) { return v + n * ln_ulp(t, v); }
 
 static double row_mean(const hunt *h, const void *x)
 {
@@ -331,10 +333,11 @@ static void report_progress(hunt *h, unsigned start, int force)
     double now = now_seconds();
     if (!h->c->progress || (!force && now - h->last_report < 1.0)) return;
     h->last_report = now;
-    fprintf(stderr, "hunt %s D=%zu: start %u, %llu evaluations (%.0f/s), worst ratio %.4g (max_norm %.4g u), "
-            "worst max_ulp %.10g\n", h->c->k->name, h->D, start, (unsigned long long)h->evals,
-            (double)h->evals / fmax(now - h->t0, 1e-9), h->best[OBJ_RATIO].ratio, h->best[OBJ_RATIO].max_norm,
-            h->best[OBJ_ULP].max_ulp);
+    fprintf(stderr,
+            "hunt %s D=%zu: start %u, %llu evaluations (%.0f/s), worst ratio %.4g (max_norm %.4g u), "
+            "worst max_ulp %.10g\n",
+            h->c->k->name, h->D, start, (unsigned long long)h->evals, (double)h->evals / fmax(now - h->t0, 1e-9),
+            h->best[OBJ_RATIO].ratio, h->best[OBJ_RATIO].max_norm, h->best[OBJ_ULP].max_ulp);
 }
 
 static int out_of_budget(const hunt *h, uint64_t evals_end, double deadline)

@@ -27,32 +27,32 @@ typedef struct {
     size_t D;
     double eps;
     uint64_t seed;
-    double seconds;       /* time budget of the search, 0 = none */
-    uint64_t evals;       /* evaluation budget of the search (deterministic), 0 = none */
-    unsigned starts;      /* independent searches, each from another of the best built-in rows */
-    ln_shard shard;       /* run only the starts this shard takes (cli.h) */
-    int progress;         /* a status line on stderr about once a second */
+    double seconds;  /* time budget of the search, 0 = none */
+    uint64_t evals;  /* evaluation budget of the search (deterministic), 0 = none */
+    unsigned starts; /* independent searches, each from another of the best built-in rows */
+    ln_shard shard;  /* run only the starts this shard takes (cli.h) */
+    int progress;    /* a status line on stderr about once a second */
 } ln_hunt_config;
 
 /* One found row, measured with the MPFR reference. */
 typedef struct {
-    void *x;              /* D elements of the kernel's dtype; NULL if no row was in the domain */
+    void *x; /* D elements of the kernel's dtype; NULL if no row was in the domain */
     double max_norm, max_ulp, kappa;
     size_t nonfinite;
-    double bound;         /* the claimed bound at (D, kappa); NaN when the kernel claims none */
-    double ratio;         /* max_norm / bound; NaN without a bound; Inf for non-finite outputs */
-    const char *verdict;  /* pass, fail (bound broken), outside (row outside the bound's domain),
+    double bound;        /* the claimed bound at (D, kappa); NaN when the kernel claims none */
+    double ratio;        /* max_norm / bound; NaN without a bound; Inf for non-finite outputs */
+    const char *verdict; /* pass, fail (bound broken), outside (row outside the bound's domain),
                              none (no bound claimed) */
-    double found_after;   /* seconds from the start until the search first held this row */
+    double found_after;  /* seconds from the start until the search first held this row */
 } ln_hunt_find;
 
 typedef struct {
-    ln_hunt_find worst_ratio, worst_ulp;  /* the searched rows */
+    ln_hunt_find worst_ratio, worst_ulp;     /* the searched rows */
     ln_hunt_find builtin_ratio, builtin_ulp; /* the worst rows of the built-in distributions */
     char builtin_ratio_dist[256], builtin_ulp_dist[256];
-    void *gamma, *beta;   /* the affine parameters every row was measured with (harness draws) */
-    double seconds;       /* wall time */
-    uint64_t evals;       /* kernel runs scored */
+    void *gamma, *beta; /* the affine parameters every row was measured with (harness draws) */
+    double seconds;     /* wall time */
+    uint64_t evals;     /* kernel runs scored */
 } ln_hunt_result;
 
 /* The built-in distributions the search starts from, comma-separated. */

@@ -6,8 +6,8 @@
 #include "cli.h"
 #include "outfile.h"
 
-void ln_replay_write_row(const char *path, ln_dtype t, size_t D, const void *x, const void *gamma,
-                         const void *beta, double eps)
+void ln_replay_write_row(const char *path, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta,
+                         double eps)
 {
     if (D == 0 || D > 65535) ln_die_usage("a replay file holds rows of 1 to 65535 elements, not %zu", D);
     uint8_t head[13];

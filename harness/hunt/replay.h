@@ -22,7 +22,7 @@
 
 /* Writes one row (D <= 65535 elements of format t, raw gamma and beta of D elements each, eps
  * exactly) as a replay file at path, atomically. */
-void ln_replay_write_row(const char *path, ln_dtype t, size_t D, const void *x, const void *gamma,
-                         const void *beta, double eps);
+void ln_replay_write_row(const char *path, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta,
+                         double eps);
 
 #endif

@@ -19,10 +19,10 @@ static const struct {
     ln_dist_kind kind;
     int has_param;
 } kinds[] = {
-    {"normal", LN_DIST_NORMAL, 0}, {"uniform", LN_DIST_UNIFORM, 0}, {"offset", LN_DIST_OFFSET, 1},
+    {"normal", LN_DIST_NORMAL, 0},   {"uniform", LN_DIST_UNIFORM, 0}, {"offset", LN_DIST_OFFSET, 1},
     {"shifted", LN_DIST_SHIFTED, 0}, {"outlier", LN_DIST_OUTLIER, 1}, {"heavy", LN_DIST_HEAVY, 0},
-    {"const", LN_DIST_CONST, 0}, {"zero", LN_DIST_ZERO, 0}, {"tiny", LN_DIST_TINY, 0},
-    {"huge", LN_DIST_HUGE, 0}, {"exact", LN_DIST_EXACT, 0}, {"file", LN_DIST_FILE, 1},
+    {"const", LN_DIST_CONST, 0},     {"zero", LN_DIST_ZERO, 0},       {"tiny", LN_DIST_TINY, 0},
+    {"huge", LN_DIST_HUGE, 0},       {"exact", LN_DIST_EXACT, 0},     {"file", LN_DIST_FILE, 1},
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
@@ -131,14 +131,14 @@ void ln_dist_parse(const char *spec, ln_dist *d)
         char family[64];
         snprintf(family, sizeof family, "%.*s", (int)(nlen < sizeof family ? nlen : sizeof family - 1), spec);
         const char *near = ln_did_you_mean(family, names, NKINDS);
-        if (near) ln_die_usage("--dist: unknown distribution '%s'; did you mean '%s%s'?", spec, near, colon ? colon : "");
+        if (near)
+            ln_die_usage("--dist: unknown distribution '%s'; did you mean '%s%s'?", spec, near, colon ? colon : "");
         ln_die_usage("--dist: unknown distribution '%s'; valid: %s", spec, ln_dist_names);
     }
     d->kind = kinds[k].kind;
     if (kinds[k].has_param && (!colon || !colon[1]))
         ln_die_usage("--dist: '%s' needs a parameter (%s:...); valid: %s", spec, kinds[k].name, ln_dist_names);
-    if (!kinds[k].has_param && colon)
-        ln_die_usage("--dist: '%s' takes no parameter; valid: %s", spec, ln_dist_names);
+    if (!kinds[k].has_param && colon) ln_die_usage("--dist: '%s' takes no parameter; valid: %s", spec, ln_dist_names);
     if (d->kind == LN_DIST_FILE) {
         char *path = strdup(colon + 1);
         if (!path) ln_die("out of memory");
@@ -190,7 +190,7 @@ static void exact_row(rng *r, size_t D, double *row)
         for (; i < 5; i++) row[i] = five[i];
     }
     for (; i < D; i += 2) row[i] = 2, row[i + 1] = -2; /* D - i is even here */
-    for (size_t j = D - 1; j > 0; j--) { /* Fisher-Yates */
+    for (size_t j = D - 1; j > 0; j--) {               /* Fisher-Yates */
         size_t k = below(r, j + 1);
         double tmp = row[j];
         row[j] = row[k], row[k] = tmp;

@@ -8,15 +8,25 @@
 #include "dtype.h"
 
 typedef enum {
-    LN_DIST_NORMAL, LN_DIST_UNIFORM, LN_DIST_OFFSET, LN_DIST_SHIFTED, LN_DIST_OUTLIER, LN_DIST_HEAVY,
-    LN_DIST_CONST, LN_DIST_ZERO, LN_DIST_TINY, LN_DIST_HUGE, LN_DIST_EXACT, LN_DIST_FILE
+    LN_DIST_NORMAL,
+    LN_DIST_UNIFORM,
+    LN_DIST_OFFSET,
+    LN_DIST_SHIFTED,
+    LN_DIST_OUTLIER,
+    LN_DIST_HEAVY,
+    LN_DIST_CONST,
+    LN_DIST_ZERO,
+    LN_DIST_TINY,
+    LN_DIST_HUGE,
+    LN_DIST_EXACT,
+    LN_DIST_FILE
 } ln_dist_kind;
 
 typedef struct {
     ln_dist_kind kind;
-    double param;      /* offset:M -> M, outlier:S -> S */
-    char spec[256];    /* as written on the command line, e.g. "offset:1e4" */
-    const char *path;  /* file:PATH */
+    double param;     /* offset:M -> M, outlier:S -> S */
+    char spec[256];   /* as written on the command line, e.g. "offset:1e4" */
+    const char *path; /* file:PATH */
     /* file:PATH only: the array, read and checked by ln_dist_parse; its shape fixes D and rows
      * (a 1-D file is one row). */
     double *data;

@@ -193,8 +193,7 @@ const char *ln_npy_read(const char *path, ln_npy_array *a)
     /* Compare the claimed size with the file before allocating anything of that size. */
     struct stat st;
     long pos = ftell(f);
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && pos >= 0 &&
-        (uint64_t)(st.st_size - pos) / size < n) {
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && pos >= 0 && (uint64_t)(st.st_size - pos) / size < n) {
         err = fail("truncated: the shape needs %zu elements, the file holds %lld", n,
                    (long long)(st.st_size - pos) / (long long)size);
         goto out;
@@ -236,8 +235,11 @@ void ln_npy_write(const char *path, ln_dtype t, int ndim, size_t rows, size_t co
 {
     static const char *descr[LN_NDTYPES] = {[LN_F64] = "<f8", [LN_F32] = "<f4", [LN_F16] = "<f2", [LN_BF16] = "<u2"};
     char dict[160];
-    if (ndim == 1) snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr[t], cols);
-    else snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }", descr[t], rows, cols);
+    if (ndim == 1)
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr[t], cols);
+    else
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }", descr[t], rows,
+                 cols);
     /* Version 1.0: magic, 2 version bytes, 2 length bytes, then the dict padded with spaces and
      * ending in '\n' so the data starts at a multiple of 64 bytes. */
     size_t hlen = strlen(dict) + 1;

@@ -53,8 +53,8 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
     }
     ln_dist normal = {.kind = LN_DIST_NORMAL};
     ln_dist_fill(&normal, t, c->rows, c->D, c->seed ^ 0x9e3779b97f4a7c15u, p->dy);
-    ln_ref_bwd_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, c->eps, p->y_ref, p->y_hi,
-                    p->y_lo, p->dg_ref, p->dg_hi, p->dg_lo, p->db_ref, p->db_hi, p->db_lo, p->stats);
+    ln_ref_bwd_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, c->eps, p->y_ref, p->y_hi, p->y_lo,
+                    p->dg_ref, p->dg_hi, p->dg_lo, p->db_ref, p->db_hi, p->db_lo, p->stats);
     double abs_dg = 0, abs_db = 0, max_dg = 0, max_db = 0;
     for (size_t j = 0; j < c->D; j++) {
         double sg = 0, sb = 0;
@@ -72,8 +72,8 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
         p->given_mean[r] = c->saved_f32 ? (float)m : m;
         p->given_rstd[r] = c->saved_f32 ? (float)rs : rs;
     }
-    ln_ref_bwd_saved_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, p->given_mean,
-                          p->given_rstd, p->dxs_ref, p->dxs_hi, p->dxs_lo);
+    ln_ref_bwd_saved_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, p->given_mean, p->given_rstd,
+                          p->dxs_ref, p->dxs_hi, p->dxs_lo);
     return 0;
 }
 
@@ -125,9 +125,9 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     free(drawn);
     if (ln_op_is_backward(c->op)) return prepare_backward(c, p);
     for (size_t r = 0; r < c->rows; r++)
-        (c->op == LN_OP_RMSNORM ? ln_ref_rms_row : ln_ref_row)(
-            t, c->D, (const char *)p->x + r * c->D * size, p->gamma, p->beta, c->eps,
-            (char *)p->y_ref + r * c->D * size, p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
+        (c->op == LN_OP_RMSNORM ? ln_ref_rms_row : ln_ref_row)(t, c->D, (const char *)p->x + r * c->D * size, p->gamma,
+                                                               p->beta, c->eps, (char *)p->y_ref + r * c->D * size,
+                                                               p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
     return 0;
 }
 
@@ -231,7 +231,8 @@ static void measure_tensor(const ln_prepared *p, const tensor_ref *R, const void
             if (finite_pairs == 0 || ulps > e->max_ulp) {
                 e->max_ulp = ulps;
                 e->worst_row = r, e->worst_col = i;
-                e->worst_x = R->rows == c->rows ? ln_load(t, p->x, k) : NAN, e->worst_y = yv, e->worst_y_exact = hi + lo;
+                e->worst_x = R->rows == c->rows ? ln_load(t, p->x, k) : NAN, e->worst_y = yv,
+                e->worst_y_exact = hi + lo;
             }
             sum_ulp += ulps;
             finite_pairs++;
@@ -300,8 +301,18 @@ static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors
     if (!dg || !db) ln_die("out of memory");
     for (size_t i = 0; i < c->D; i++) ln_store(c->dtype, dg, i, NAN), ln_store(c->dtype, db, i, NAN);
     for (size_t r = 0; r < c->rows; r++) mean[r] = p->given_mean[r], rstd[r] = p->given_rstd[r];
-    ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .gamma = p->gamma, .beta = p->beta, .eps = c->eps,
-                 .mean = mean, .rstd = rstd, .dy = p->dy, .dx = dx, .dgamma = dg, .dbeta = db};
+    ln_args a = {.rows = c->rows,
+                 .D = c->D,
+                 .x = p->x,
+                 .gamma = p->gamma,
+                 .beta = p->beta,
+                 .eps = c->eps,
+                 .mean = mean,
+                 .rstd = rstd,
+                 .dy = p->dy,
+                 .dx = dx,
+                 .dgamma = dg,
+                 .dbeta = db};
     k->forward(&a);
     tensor_ref dg_ref = {.rows = 1, .D = c->D, .ref = p->dg_ref, .hi = p->dg_hi, .lo = p->dg_lo};
     tensor_ref db_ref = {.rows = 1, .D = c->D, .ref = p->db_ref, .hi = p->db_hi, .lo = p->db_lo};
@@ -324,7 +335,8 @@ static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors
 void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out)
 {
     const ln_case *c = &p->c;
-    if (k->dtype != c->dtype) ln_die("%s is a %s kernel, the case is %s", k->name, ln_fmt(k->dtype)->name, ln_fmt(c->dtype)->name);
+    if (k->dtype != c->dtype)
+        ln_die("%s is a %s kernel, the case is %s", k->name, ln_fmt(k->dtype)->name, ln_fmt(c->dtype)->name);
     size_t n = elements(c);
     void *y = y_out ? y_out : malloc(n * ln_fmt(c->dtype)->size);
     double *mean = malloc(c->rows * sizeof *mean), *rstd = malloc(c->rows * sizeof *rstd);
@@ -339,8 +351,15 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
     if (ln_op_is_backward(c->op)) {
         measure_backward(k, p, e, y, mean, rstd);
     } else {
-        ln_args a = {.rows = c->rows, .D = c->D, .x = p->x, .y = y, .gamma = p->gamma, .beta = p->beta,
-                     .eps = c->eps, .mean = mean, .rstd = rstd};
+        ln_args a = {.rows = c->rows,
+                     .D = c->D,
+                     .x = p->x,
+                     .y = y,
+                     .gamma = p->gamma,
+                     .beta = p->beta,
+                     .eps = c->eps,
+                     .mean = mean,
+                     .rstd = rstd};
         k->forward(&a);
         ln_measure_output(p, y, e);
         e->mean_relerr = stat_error(p, mean, 1);
@@ -358,8 +377,14 @@ void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
     const ln_ref_stats *st = &p->stats[r];
     size_t off = r * c->D;
     double smallest = ldexp(1.0, ln_fmt(t)->emin), rstd = 1.0 / sqrt(st->var + c->eps);
-    *f = (ln_row_facts){.dtype = t, .D = c->D, .eps = c->eps, .finite = 1, .mean = st->mean, .var = st->var,
-                        .max_abs_gamma = p->gamma ? 0 : 1, .min_abs_gamma = p->gamma ? INFINITY : 1};
+    *f = (ln_row_facts){.dtype = t,
+                        .D = c->D,
+                        .eps = c->eps,
+                        .finite = 1,
+                        .mean = st->mean,
+                        .var = st->var,
+                        .max_abs_gamma = p->gamma ? 0 : 1,
+                        .min_abs_gamma = p->gamma ? INFINITY : 1};
     for (size_t i = 0; i < c->D; i++) {
         double x = ln_load(t, p->x, off + i), g = p->gamma ? ln_load(t, p->gamma, i) : 1;
         double b = p->beta ? ln_load(t, p->beta, i) : 0, y = fabs(p->y_hi[off + i] + p->y_lo[off + i]);
@@ -419,8 +444,8 @@ static const char *judge_row(const ln_kernel *k, const ln_prepared *p, const voi
 
 void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdict *v)
 {
-    *v = (ln_verdict){.verdict = k->bound ? LN_PASS : LN_NONE, .input = LN_INPUT_OK, .domain = "ok", .bound = NAN,
-                      .error = NAN};
+    *v = (ln_verdict){
+        .verdict = k->bound ? LN_PASS : LN_NONE, .input = LN_INPUT_OK, .domain = "ok", .bound = NAN, .error = NAN};
     double worst_ratio = -1, case_bound = 0, worst_bound = NAN, worst_error = NAN;
     const char *outside = NULL, *worst_domain = NULL;
     int broke_promise = 0;
@@ -438,8 +463,8 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
         if (!(error <= v->error)) v->error = error; /* NaN (no finite pair) passes over */
         /* Outside its domain, a kernel that agrees on non-finite outputs still must, on finite inputs. */
         int broken = v->input != LN_INPUT_OK ? 0
-                     : dom ? mismatch && k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0
-                           : error > bound;
+                     : dom                   ? mismatch && k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0
+                                             : error > bound;
         double ratio = broken ? INFINITY : dom ? 0 : error / bound;
         if (!dom) case_bound = fmax(case_bound, bound);
         broke_promise |= broken;
@@ -473,4 +498,3 @@ double ln_kappa_max(const ln_prepared *p)
     for (size_t r = 0; r < p->c.rows; r++) k = fmax(k, p->stats[r].kappa);
     return k;
 }
-

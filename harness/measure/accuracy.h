@@ -16,12 +16,12 @@ typedef struct {
     size_t D, rows;
     double eps;
     uint64_t seed;
-    int affine;        /* 0: gamma = 1, beta = 0 (passed to kernels as NULL) */
+    int affine; /* 0: gamma = 1, beta = 0 (passed to kernels as NULL) */
     /* With affine: D values each (e.g. from --gamma/--beta .npy files), rounded once to dtype;
      * NULL: drawn by ln_affine_fill. */
     const double *gamma_src, *beta_src;
-    ln_op op;          /* the operator; 0 = LayerNorm forward. Backward: x from dist, dy normal */
-    int saved_f32;     /* backward: the statistics given to kernels are the exact ones rounded to
+    ln_op op;      /* the operator; 0 = LayerNorm forward. Backward: x from dist, dy normal */
+    int saved_f32; /* backward: the statistics given to kernels are the exact ones rounded to
                         * fp32 (what an fp32 forward pass saves at best); 0: rounded to double */
 } ln_case;
 
@@ -33,11 +33,11 @@ extern const char *const ln_input_names[]; /* "ok", "overflow", "underflow", "co
 
 typedef struct {
     ln_case c;
-    void *x, *gamma, *beta;        /* inputs in c.dtype (gamma, beta NULL when !affine) */
-    unsigned char *input;          /* per row, an ln_input; NULL: every row ok */
-    void *y_ref;                   /* correctly rounded reference, c.dtype */
-    double *y_hi, *y_lo;           /* exact values, rows x D */
-    ln_ref_stats *stats;           /* per row */
+    void *x, *gamma, *beta; /* inputs in c.dtype (gamma, beta NULL when !affine) */
+    unsigned char *input;   /* per row, an ln_input; NULL: every row ok */
+    void *y_ref;            /* correctly rounded reference, c.dtype */
+    double *y_hi, *y_lo;    /* exact values, rows x D */
+    ln_ref_stats *stats;    /* per row */
     /* backward ops: y_ref, y_hi, y_lo above hold dx; dy the upstream gradient (normal, its own
      * seed); dgamma and dbeta (D each) their references and exact values */
     void *dy, *dg_ref, *db_ref;
@@ -54,11 +54,11 @@ typedef struct {
 
 /* Errors of one kernel on one case (see docs/metrics.md for the definitions). */
 typedef struct {
-    double max_ulp, mean_ulp;      /* over finite-vs-finite elements, in ulps of the dtype */
-    double cr_frac;                /* fraction of outputs bit-equal to the correctly rounded ref */
-    double max_norm;               /* max over rows of max_i|y-y_exact| / max_i|y_exact|, in u */
-    size_t nonfinite;              /* NaN/Inf where the reference is finite, or the reverse */
-    size_t worst_row, worst_col;   /* element with max_ulp */
+    double max_ulp, mean_ulp;    /* over finite-vs-finite elements, in ulps of the dtype */
+    double cr_frac;              /* fraction of outputs bit-equal to the correctly rounded ref */
+    double max_norm;             /* max over rows of max_i|y-y_exact| / max_i|y_exact|, in u */
+    size_t nonfinite;            /* NaN/Inf where the reference is finite, or the reverse */
+    size_t worst_row, worst_col; /* element with max_ulp */
     double worst_x, worst_y, worst_y_exact;
     double mean_relerr, rstd_relerr; /* max relative errors of returned statistics; NaN if none */
     /* backward ops (the fields above then measure dx): max_ulp and max_norm of dgamma and dbeta
@@ -75,15 +75,15 @@ extern const char *const ln_verdict_names[]; /* "pass", "fail", "outside", "none
 
 typedef struct {
     ln_verdict_kind verdict;
-    ln_input input;        /* the case's worst row's input status (first non-ok row) */
-    const char *domain;    /* "ok", or the condition that failed: a kernel's domain name, or
+    ln_input input;     /* the case's worst row's input status (first non-ok row) */
+    const char *domain; /* "ok", or the condition that failed: a kernel's domain name, or
                             * "input-<status>" for a degenerate input */
-    double bound;          /* u: bound(D, kappa) x ln_affine_factor of the failing row for a fail,
+    double bound;       /* u: bound(D, kappa) x ln_affine_factor of the failing row for a fail,
                             * the largest row bound for a pass; NaN when the case is outside or
                             * the kernel claims none */
-    double error;          /* normwise error in u (Inf with non-finite outputs): the failing row's
+    double error;       /* normwise error in u (Inf with non-finite outputs): the failing row's
                             * for a fail, else the largest over rows */
-    size_t row, col;       /* the deciding row (largest error over bound, or a non-finite output)
+    size_t row, col;    /* the deciding row (largest error over bound, or a non-finite output)
                             * and its element with the largest error */
 } ln_verdict;
 

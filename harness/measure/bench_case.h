@@ -14,20 +14,20 @@ typedef enum { LN_BENCH_KERNEL, LN_BENCH_PROBE_COPY, LN_BENCH_PROBE_STREAM } ln_
 
 typedef struct ln_bench_case {
     ln_bench_what what;
-    const char *label;        /* the kernel's name, or probe-copy, probe-stream */
-    const ln_kernel *k;       /* NULL for a probe */
+    const char *label;  /* the kernel's name, or probe-copy, probe-stream */
+    const ln_kernel *k; /* NULL for a probe */
     ln_dtype dtype;
-    size_t D, rows, xbytes;   /* for a probe: D = floats, rows = 1 */
-    size_t size;              /* the size asked for (--bytes, or x's size with --rows) */
-    int threads;              /* the rows (a probe's floats) are split over this many threads */
+    size_t D, rows, xbytes; /* for a probe: D = floats, rows = 1 */
+    size_t size;            /* the size asked for (--bytes, or x's size with --rows) */
+    int threads;            /* the rows (a probe's floats) are split over this many threads */
     const ln_dist *dist;
     double eps;
     uint64_t seed;
-    char name[256];           /* as registered, e.g. f32-twopass-scalar/D:4096/rows:64 */
-    char run_name[288];       /* as reported: Google Benchmark appends /real_time (ln_bench_set_run_name) */
+    char name[256];                      /* as registered, e.g. f32-twopass-scalar/D:4096/rows:64 */
+    char run_name[288];                  /* as reported: Google Benchmark appends /real_time (ln_bench_set_run_name) */
     const struct ln_bench_case *smaller; /* same kernel, D, dist, eps, threads at the next smaller size */
-    double predicted_s;       /* > 0: skipped, one call predicted to take this long */
-    size_t index;             /* in run order, for the progress line */
+    double predicted_s;                  /* > 0: skipped, one call predicted to take this long */
+    size_t index;                        /* in run order, for the progress line */
 } ln_bench_case;
 
 /* Thread i's share of n items (rows, or a probe's floats) split over `threads`: the count, and

@@ -18,9 +18,9 @@
 /* One thread's inputs and outputs, allocated and first touched by that thread. */
 typedef struct {
     void *x, *y, *gamma, *beta;
-    void *dy, *dgb;           /* backward ops: dy (a copy of x), dgamma and dbeta */
-    double *stats;            /* backward ops: the saved mean and rstd of each row (0 and 1) */
-    ln_args args;             /* its share of the case being timed */
+    void *dy, *dgb; /* backward ops: dy (a copy of x), dgamma and dbeta */
+    double *stats;  /* backward ops: the saved mean and rstd of each row (0 and 1) */
+    ln_args args;   /* its share of the case being timed */
     size_t probe_floats;
 } thread_buffers;
 
@@ -29,10 +29,10 @@ typedef struct {
     ln_bench_case *cases;
     size_t ncases;
     ln_team *team;
-    thread_buffers *buf;      /* one per thread of the team */
-    int buf_threads;          /* the thread count the buffers are sized for; 0: none yet */
+    thread_buffers *buf; /* one per thread of the team */
+    int buf_threads;     /* the thread count the buffers are sized for; 0: none yet */
     size_t buf_bytes, affine_bytes;
-    size_t bwd_rows;          /* > 0: a backward case needs dy, dgamma, dbeta and this many rows of stats */
+    size_t bwd_rows;                 /* > 0: a backward case needs dy, dgamma, dbeta and this many rows of stats */
     const ln_bench_case *current;    /* the case a team job works on */
     const ln_bench_case *filled_for; /* the case whose inputs the buffers hold */
     const ln_bench_case *shown;      /* on the progress line */
@@ -40,14 +40,14 @@ typedef struct {
 
 static void *alloc_touched(size_t bytes)
 {
-    size_t align = bytes >= (2u << 20) ? (2u << 20) : 64;  /* whole huge pages for big arrays */
+    size_t align = bytes >= (2u << 20) ? (2u << 20) : 64; /* whole huge pages for big arrays */
     bytes = (bytes + align - 1) / align * align;
     void *p = NULL;
     if (posix_memalign(&p, align, bytes) != 0) ln_die("cannot allocate %zu bytes for the inputs", bytes);
 #ifdef MADV_HUGEPAGE
     if (align > 64) madvise(p, bytes, MADV_HUGEPAGE); /* fewer TLB misses; a hint only */
 #endif
-    memset(p, 0, bytes);  /* fault every page in now, not inside a timed loop */
+    memset(p, 0, bytes); /* fault every page in now, not inside a timed loop */
     return p;
 }
 
@@ -210,8 +210,13 @@ static void run_case(ln_gb_state *st, void *ctx)
     r->filled_for = c;
     for (int i = 0; i < c->threads; i++) {
         thread_buffers *b = &r->buf[i];
-        b->args = (ln_args){.rows = ln_bench_share(c->rows, c->threads, i, NULL), .D = c->D, .x = b->x, .y = b->y,
-                            .gamma = b->gamma, .beta = b->beta, .eps = c->eps};
+        b->args = (ln_args){.rows = ln_bench_share(c->rows, c->threads, i, NULL),
+                            .D = c->D,
+                            .x = b->x,
+                            .y = b->y,
+                            .gamma = b->gamma,
+                            .beta = b->beta,
+                            .eps = c->eps};
         if (is_backward(c)) {
             b->args.dy = b->dy, b->args.dx = b->y, b->args.y = NULL;
             b->args.dgamma = b->dgb, b->args.dbeta = (char *)b->dgb + r->affine_bytes;

@@ -9,8 +9,8 @@
 #include "gbench.h"
 
 typedef struct {
-    double max_call_seconds;  /* skip a case predicted to take longer per call; 0: no limit */
-    int quiet;                /* no Google Benchmark report; a progress line on a terminal */
+    double max_call_seconds; /* skip a case predicted to take longer per call; 0: no limit */
+    int quiet;               /* no Google Benchmark report; a progress line on a terminal */
 } ln_bench_run_options;
 
 /* Sets c->run_name, the name Google Benchmark will report c's runs under (for the filter, and

@@ -6,9 +6,9 @@
 #include "gbench.h"
 
 typedef struct {
-    double gbps, gbps_min, gbps_max, cv;  /* real time: medians (or the one run), extremes, CV */
-    double gbps_cpu;                      /* median rate from CPU time per thread */
-    double real_ns, cpu_ns;               /* median per call (CPU: per thread, the process's over threads) */
+    double gbps, gbps_min, gbps_max, cv; /* real time: medians (or the one run), extremes, CV */
+    double gbps_cpu;                     /* median rate from CPU time per thread */
+    double real_ns, cpu_ns;              /* median per call (CPU: per thread, the process's over threads) */
     double rows_per_second;
     int reps;
 } ln_bench_stats;

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace
+{
 
 benchmark::State &S(ln_gb_state *st) { return *reinterpret_cast<benchmark::State *>(st); }
 const benchmark::State &S(const ln_gb_state *st) { return *reinterpret_cast<const benchmark::State *>(st); }
@@ -31,14 +32,12 @@ double max_of(const std::vector<double> &v)
     return m;
 }
 
-void copy_string(char *dst, size_t size, const std::string &src)
-{
-    std::snprintf(dst, size, "%s", src.c_str());
-}
+void copy_string(char *dst, size_t size, const std::string &src) { std::snprintf(dst, size, "%s", src.c_str()); }
 
 // Forwards everything to the display reporter Google Benchmark would have used (so
 // --benchmark_format and colours behave as usual) and keeps a copy of every run.
-class CollectingReporter : public benchmark::BenchmarkReporter {
+class CollectingReporter : public benchmark::BenchmarkReporter
+{
   public:
     explicit CollectingReporter(benchmark::BenchmarkReporter *display) : display_(display) {}
 
@@ -69,7 +68,7 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
         r.iterations = run.iterations;
         r.error = run.error_occurred;
         if (run.run_type == Run::RT_Aggregate && run.aggregate_unit == benchmark::kPercentage) {
-            r.real_ns = run.real_accumulated_time;  // a ratio, not a time
+            r.real_ns = run.real_accumulated_time; // a ratio, not a time
             r.cpu_ns = run.cpu_accumulated_time;
         } else {
             double to_ns = 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
@@ -85,14 +84,14 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
         return r;
     }
 
-    benchmark::BenchmarkReporter *display_;  // null: nothing shown
+    benchmark::BenchmarkReporter *display_; // null: nothing shown
 };
 
 // The reporter of the ln_gb_run in progress, for ln_gb_results_so_far.
 CollectingReporter *running = nullptr;
 bool display = true;
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -199,10 +198,9 @@ double ln_gb_counter_value(const ln_gb_result *run, const char *counter)
     return NAN;
 }
 
-double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate,
-                    const char *counter)
+double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate, const char *counter)
 {
     return ln_gb_counter_value(ln_gb_find(r, n, name, aggregate), counter);
 }
 
-}  // extern "C"
+} // extern "C"

@@ -15,8 +15,8 @@
 extern "C" {
 #endif
 
-typedef struct ln_gb_state ln_gb_state;  /* a benchmark::State */
-typedef struct ln_gb_bench ln_gb_bench;  /* a registered benchmark::internal::Benchmark */
+typedef struct ln_gb_state ln_gb_state; /* a benchmark::State */
+typedef struct ln_gb_bench ln_gb_bench; /* a registered benchmark::internal::Benchmark */
 typedef void (*ln_gb_fn)(ln_gb_state *st, void *ctx);
 
 /* Parses and removes the --benchmark_* flags of argv (benchmark::Initialize); argv[0] is the
@@ -31,11 +31,11 @@ void ln_gb_add_context(const char *key, const char *value);
 
 /* Registration (the name is copied). Arguments show up in the name as /a:b... unless named. */
 ln_gb_bench *ln_gb_register(const char *name, ln_gb_fn fn, void *ctx);
-void ln_gb_arg(ln_gb_bench *b, int64_t arg);           /* one more instance with range(0)=arg */
-void ln_gb_repetitions(ln_gb_bench *b, int n);         /* overrides --benchmark_repetitions */
-void ln_gb_min_time(ln_gb_bench *b, double seconds);   /* overrides --benchmark_min_time */
-void ln_gb_use_real_time(ln_gb_bench *b);              /* times and rates from wall-clock time */
-void ln_gb_process_cpu_time(ln_gb_bench *b);           /* CPU time of all threads, not the caller's */
+void ln_gb_arg(ln_gb_bench *b, int64_t arg);         /* one more instance with range(0)=arg */
+void ln_gb_repetitions(ln_gb_bench *b, int n);       /* overrides --benchmark_repetitions */
+void ln_gb_min_time(ln_gb_bench *b, double seconds); /* overrides --benchmark_min_time */
+void ln_gb_use_real_time(ln_gb_bench *b);            /* times and rates from wall-clock time */
+void ln_gb_process_cpu_time(ln_gb_bench *b);         /* CPU time of all threads, not the caller's */
 void ln_gb_report_aggregates_only(ln_gb_bench *b, int only);
 /* Adds "min" and "max" aggregates (beside mean, median, stddev, cv) over the repetitions. */
 void ln_gb_min_max_statistics(ln_gb_bench *b);
@@ -62,17 +62,17 @@ void ln_gb_counter(ln_gb_state *st, const char *name, double value, unsigned fla
  * over the repetitions ("mean", "median", "stddev", "cv", "min", "max"; cv is a fraction). */
 #define LN_GB_MAX_COUNTERS 8
 typedef struct {
-    char name[320];                 /* the run name, without the aggregate suffix */
+    char name[320]; /* the run name, without the aggregate suffix */
     char aggregate[16];
-    int64_t repetition;             /* index of a single repetition; -1 for an aggregate */
-    int64_t repetitions;            /* how many the benchmark ran */
-    int64_t iterations;             /* for an aggregate: the count of repetitions it is over */
-    double real_ns, cpu_ns;         /* per iteration (for an aggregate: the statistic of it) */
-    int error;                      /* the run called ln_gb_skip_with_error */
+    int64_t repetition;     /* index of a single repetition; -1 for an aggregate */
+    int64_t repetitions;    /* how many the benchmark ran */
+    int64_t iterations;     /* for an aggregate: the count of repetitions it is over */
+    double real_ns, cpu_ns; /* per iteration (for an aggregate: the statistic of it) */
+    int error;              /* the run called ln_gb_skip_with_error */
     int ncounters;
     struct {
         char name[32];
-        double value;               /* after the flags are applied: a rate is per second */
+        double value; /* after the flags are applied: a rate is per second */
     } counters[LN_GB_MAX_COUNTERS];
 } ln_gb_result;
 
@@ -102,16 +102,12 @@ const ln_gb_result *ln_gb_find(const ln_gb_result *r, size_t n, const char *name
 /* Its counter called `counter`, or NaN (also when run is NULL). */
 double ln_gb_counter_value(const ln_gb_result *run, const char *counter);
 /* The two together. */
-double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate,
-                    const char *counter);
+double ln_gb_lookup(const ln_gb_result *r, size_t n, const char *name, const char *aggregate, const char *counter);
 
 /* Compiler barriers for C, the equivalents of benchmark::DoNotOptimize and ClobberMemory:
  * the first makes the compiler assume the pointed-to memory (and the pointer) is read and
  * written, so stores into it are not dead; the second forces every pending store to memory. */
-static inline void ln_do_not_optimize(const void *p)
-{
-    __asm__ volatile("" : : "r"(p) : "memory");
-}
+static inline void ln_do_not_optimize(const void *p) { __asm__ volatile("" : : "r"(p) : "memory"); }
 static inline void ln_clobber_memory(void) { __asm__ volatile("" : : : "memory"); }
 /* For a scalar value (an lvalue): the computation of v must happen. */
 #define LN_DO_NOT_OPTIMIZE(v) __asm__ volatile("" : "+m"(v) : : "memory")

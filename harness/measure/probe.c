@@ -28,19 +28,19 @@ static size_t head_to_align(const float *y, size_t n)
 
 /* One loop for each ISA from one body: W floats a vector of type V, P the intrinsics' prefix.
  * y is 64-byte aligned from the head on, as the aligned and non-temporal stores need. */
-#define AXPB_ISA(name, isa, W, V, P)                                                       \
+#define AXPB_ISA(name, isa, W, V, P)                                                              \
     __attribute__((target(isa))) static void name(const float *x, float *y, size_t n, int stream) \
-    {                                                                                      \
-        size_t i = head_to_align(y, n);                                                    \
-        axpb_plain(x, y, i);                                                               \
-        const V a = P##_set1_ps(PROBE_A), b = P##_set1_ps(PROBE_B);                        \
-        for (; i + W <= n; i += W) {                                                       \
-            V v = P##_add_ps(P##_mul_ps(a, P##_loadu_ps(x + i)), b);                       \
-            if (stream) P##_stream_ps(y + i, v);                                           \
-            else P##_store_ps(y + i, v);                                                   \
-        }                                                                                  \
-        axpb_plain(x + i, y + i, n - i);                                                   \
-        if (stream) _mm_sfence(); /* order the weakly-ordered stores before what follows */ \
+    {                                                                                             \
+        size_t i = head_to_align(y, n);                                                           \
+        axpb_plain(x, y, i);                                                                      \
+        const V a = P##_set1_ps(PROBE_A), b = P##_set1_ps(PROBE_B);                               \
+        for (; i + W <= n; i += W) {                                                              \
+            V v = P##_add_ps(P##_mul_ps(a, P##_loadu_ps(x + i)), b);                              \
+            if (stream) P##_stream_ps(y + i, v);                                                  \
+            else P##_store_ps(y + i, v);                                                          \
+        }                                                                                         \
+        axpb_plain(x + i, y + i, n - i);                                                          \
+        if (stream) _mm_sfence(); /* order the weakly-ordered stores before what follows */       \
     }
 
 AXPB_ISA(axpb_avx512, "avx512f", 16, __m512, _mm512)

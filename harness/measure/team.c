@@ -18,7 +18,7 @@ typedef struct {
 
 struct ln_team {
     int size;
-    int *cpus;                    /* CPU of thread i, from the caller's allowed set; -1: none */
+    int *cpus; /* CPU of thread i, from the caller's allowed set; -1: none */
     pthread_t *threads;
     helper *helpers;
     /* the job, posted under the lock; generation counts the posts */

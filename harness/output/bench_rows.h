@@ -11,10 +11,10 @@
 typedef struct {
     const ln_bench_case *cases;
     size_t ncases;
-    const ln_bench_stats *stats;  /* per case */
-    const int *ran;               /* per case: whether stats holds its results */
-    int quiet;                    /* no table, and the warnings summed up */
-    double max_call_seconds;      /* as given, for the skipped-case lines */
+    const ln_bench_stats *stats; /* per case */
+    const int *ran;              /* per case: whether stats holds its results */
+    int quiet;                   /* no table, and the warnings summed up */
+    double max_call_seconds;     /* as given, for the skipped-case lines */
 } ln_bench_results;
 
 /* The CSV header and one row per case that ran (results/README.md), and unless quiet the same

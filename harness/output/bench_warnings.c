@@ -15,7 +15,8 @@ static void warn_noisy(const ln_bench_results *r, size_t nrows)
                     r->cases[i].name, 100 * s->cv, s->reps, 100 * CV_WARNING);
     }
     if (noisy)
-        fprintf(stderr, "lnbench: warning: %zu of %zu benchmarks have a CV above %.0f%% (worst %s: %.1f%%): "
+        fprintf(stderr,
+                "lnbench: warning: %zu of %zu benchmarks have a CV above %.0f%% (worst %s: %.1f%%): "
                 "the machine is noisy; compare medians within one run\n",
                 noisy, nrows, 100 * CV_WARNING, r->cases[worst].name, 100 * r->stats[worst].cv);
 }
@@ -30,7 +31,8 @@ static void warn_shared(const ln_bench_results *r, size_t nrows)
         if (!shared++ || s->cpu_ns / s->real_ns < r->stats[most].cpu_ns / r->stats[most].real_ns) most = i;
     }
     if (shared)
-        fprintf(stderr, "lnbench: warning: in %zu of %zu benchmarks the timed calls had the CPU less than %.0f%% of "
+        fprintf(stderr,
+                "lnbench: warning: in %zu of %zu benchmarks the timed calls had the CPU less than %.0f%% of "
                 "their wall time (least: %s, %.0f%%): other processes were running; gbps is low by that much, "
                 "gbps_cpu (from CPU time) is not\n",
                 shared, nrows, 100 * CPU_SHARE_WARNING, r->cases[most].name,

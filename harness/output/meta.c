@@ -138,6 +138,6 @@ void ln_meta_print_version(FILE *f)
 {
     char onednn[64];
     onednn_version(onednn, sizeof onednn);
-    fprintf(f, "lnbench %s\ncompiler: %s (%s)\nMPFR %s, Google Benchmark %s, oneDNN %s\n", LN_GIT_COMMIT, LN_COMPILER, LN_CFLAGS,
-            mpfr_get_version(), LN_GBENCH_VERSION, onednn);
+    fprintf(f, "lnbench %s\ncompiler: %s (%s)\nMPFR %s, Google Benchmark %s, oneDNN %s\n", LN_GIT_COMMIT, LN_COMPILER,
+            LN_CFLAGS, mpfr_get_version(), LN_GBENCH_VERSION, onednn);
 }

@@ -18,7 +18,7 @@
 #define MAXREP 256
 
 typedef struct {
-    char name[256];   /* Google Benchmark's run name without "/real_time" */
+    char name[256]; /* Google Benchmark's run name without "/real_time" */
     char kernel[96];
     char regime[16];
     int probe;
@@ -27,11 +27,11 @@ typedef struct {
 } series;
 
 typedef struct {
-    char where[1024];      /* what was loaded, for messages */
+    char where[1024]; /* what was loaded, for messages */
     char cpu[256], commit[64];
     series *s;
     size_t ns, cap;
-    ln_table bench, acc;   /* beside the JSON, when present */
+    ln_table bench, acc; /* beside the JSON, when present */
     int have_bench, have_acc;
 } run;
 
@@ -59,8 +59,9 @@ static void set_regime(run *r, series *s)
         bytes *= *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0 : *end == 'G' ? 1073741824.0 : 1;
     }
     if (r->have_bench) {
-        int ck = ln_table_col(&r->bench, "kernel"), cD = ln_table_col(&r->bench, "D"), cr = ln_table_col(&r->bench, "rows"),
-            cb = ln_table_col(&r->bench, "bytes"), cg = ln_table_col(&r->bench, "regime");
+        int ck = ln_table_col(&r->bench, "kernel"), cD = ln_table_col(&r->bench, "D"),
+            cr = ln_table_col(&r->bench, "rows"), cb = ln_table_col(&r->bench, "bytes"),
+            cg = ln_table_col(&r->bench, "regime");
         for (size_t i = 0; i < r->bench.rows; i++) {
             if (strcmp(ln_table_cell(&r->bench, i, ck), s->kernel)) continue;
             int same = s->probe ? ln_table_num(&r->bench, i, cb) == bytes
@@ -75,7 +76,11 @@ static void set_regime(run *r, series *s)
         double size = strstr(s->kernel, "f64") ? 8 : strstr(s->kernel, "f32") ? 4 : strstr(s->kernel, "f16") ? 2 : 0;
         bytes = D * rows * size;
     }
-    if (bytes > 0) snprintf(s->regime, sizeof s->regime, "%s", bytes <= 8.0 * 1048576 ? "cache" : bytes >= 64.0 * 1048576 ? "memory" : "mixed");
+    if (bytes > 0)
+        snprintf(s->regime, sizeof s->regime, "%s",
+                 bytes <= 8.0 * 1048576    ? "cache"
+                 : bytes >= 64.0 * 1048576 ? "memory"
+                                           : "mixed");
 }
 
 static int load_json(run *r, const char *path)
@@ -186,7 +191,8 @@ static int load_run(run *r, const char *path)
             }
             free(names);
             if (loaded <= 0) {
-                if (loaded == 0) fprintf(stderr, "lnbench: compare: %s has no bench.json (nor sub-folders with one)\n", path);
+                if (loaded == 0)
+                    fprintf(stderr, "lnbench: compare: %s has no bench.json (nor sub-folders with one)\n", path);
                 return 0;
             }
         }
@@ -221,19 +227,22 @@ static double run_limit(run *r, const char *regime)
 static void accuracy_changes(run *a, run *b)
 {
     if (!a->have_acc || !b->have_acc) {
-        printf("\naccuracy: %s\n", !a->have_acc && !b->have_acc ? "no accuracy.csv in either run" : "accuracy.csv in one run only");
+        printf("\naccuracy: %s\n",
+               !a->have_acc && !b->have_acc ? "no accuracy.csv in either run" : "accuracy.csv in one run only");
         return;
     }
     static const char *const key[] = {"kernel", "dtype", "dist", "D", "eps"};
     int ka[5], kb[5];
     for (int i = 0; i < 5; i++) ka[i] = ln_table_col(&a->acc, key[i]), kb[i] = ln_table_col(&b->acc, key[i]);
-    int ua = ln_table_col(&a->acc, "max_ulp"), ub = ln_table_col(&b->acc, "max_ulp"), va = ln_table_col(&a->acc, "verdict"),
-        vb = ln_table_col(&b->acc, "verdict"), fa = ln_table_col(&a->acc, "nonfinite"), fb = ln_table_col(&b->acc, "nonfinite");
+    int ua = ln_table_col(&a->acc, "max_ulp"), ub = ln_table_col(&b->acc, "max_ulp"),
+        va = ln_table_col(&a->acc, "verdict"), vb = ln_table_col(&b->acc, "verdict"),
+        fa = ln_table_col(&a->acc, "nonfinite"), fb = ln_table_col(&b->acc, "nonfinite");
     int changes = 0, matched = 0;
     for (size_t i = 0; i < b->acc.rows; i++)
         for (size_t j = 0; j < a->acc.rows; j++) {
             int same = 1;
-            for (int k = 0; k < 5 && same; k++) same = !strcmp(ln_table_cell(&a->acc, j, ka[k]), ln_table_cell(&b->acc, i, kb[k]));
+            for (int k = 0; k < 5 && same; k++)
+                same = !strcmp(ln_table_cell(&a->acc, j, ka[k]), ln_table_cell(&b->acc, i, kb[k]));
             if (!same) continue;
             matched++;
             double u0 = ln_table_num(&a->acc, j, ua), u1 = ln_table_num(&b->acc, i, ub);
@@ -243,14 +252,17 @@ static void accuracy_changes(run *a, run *b)
             if (ulp_changed || strcmp(v0, v1) || f0 != f1) {
                 if (!changes++) printf("\naccuracy changes (max_ulp beyond 1%%, non-finite count or verdict):\n");
                 printf("  %-34s %-12s D=%-6s eps=%-8g max_ulp %-9.4g -> %-9.4g", ln_table_cell(&b->acc, i, kb[0]),
-                       ln_table_cell(&b->acc, i, kb[2]), ln_table_cell(&b->acc, i, kb[3]), ln_table_num(&b->acc, i, kb[4]), u0, u1);
+                       ln_table_cell(&b->acc, i, kb[2]), ln_table_cell(&b->acc, i, kb[3]),
+                       ln_table_num(&b->acc, i, kb[4]), u0, u1);
                 if (f0 != f1) printf(" nonfinite %g -> %g", f0, f1);
                 if (strcmp(v0, v1)) printf(" verdict %s -> %s", *v0 ? v0 : "-", *v1 ? v1 : "-");
                 putchar('\n');
             }
             break;
         }
-    if (!changes) printf("\naccuracy: no change in max_ulp (beyond 1%%), non-finite counts or verdicts over %d common cases\n", matched);
+    if (!changes)
+        printf("\naccuracy: no change in max_ulp (beyond 1%%), non-finite counts or verdicts over %d common cases\n",
+               matched);
 }
 
 int ln_compare(const ln_compare_opts *o)
@@ -273,7 +285,8 @@ int ln_compare(const ln_compare_opts *o)
         else {
             snprintf(out_default, sizeof out_default, "%s", o->new_);
             char *slash = strrchr(out_default, '/');
-            snprintf(slash ? slash + 1 : out_default, sizeof out_default - (slash ? (size_t)(slash + 1 - out_default) : 0), "compare.csv");
+            snprintf(slash ? slash + 1 : out_default,
+                     sizeof out_default - (slash ? (size_t)(slash + 1 - out_default) : 0), "compare.csv");
         }
         out = out_default;
     }
@@ -286,13 +299,15 @@ int ln_compare(const ln_compare_opts *o)
     printf("%s: median over repetitions; ratio = new / base (> 1: new is faster); p: two-sided Mann-Whitney U;\n"
            "verdict: beyond +-%.0f%% with p < %.2f\n",
            unit, 100 * o->threshold, P_SIGNIFICANT);
-    const char *red = o->color ? "\033[31m" : "", *green = o->color ? "\033[32m" : "", *reset = o->color ? "\033[0m" : "";
+    const char *red = o->color ? "\033[31m" : "", *green = o->color ? "\033[32m" : "",
+               *reset = o->color ? "\033[0m" : "";
     int slower = 0, faster = 0, same = 0, unmatched = 0;
     double log_sum = 0;
     int nlog = 0;
     size_t min_n = MAXREP;
     for (int pass = 0; pass < 2; pass++) { /* probes first, apart; then kernels */
-        printf("\n%-48s %-6s %9s %9s %7s %7s  %s\n", pass ? "kernel benchmark" : "probe", "regime", "base", "new", "ratio", "p", "verdict");
+        printf("\n%-48s %-6s %9s %9s %7s %7s  %s\n", pass ? "kernel benchmark" : "probe", "regime", "base", "new",
+               "ratio", "p", "verdict");
         for (size_t i = 0; i < B.ns; i++) {
             series *sb = &B.s[i], *sa = find_series(&A, sb->name);
             if (sb->probe != !pass) continue;
@@ -317,14 +332,16 @@ int ln_compare(const ln_compare_opts *o)
             if (p < P_SIGNIFICANT && ratio < 1 - o->threshold) verdict = "slower", col = red;
             else if (p < P_SIGNIFICANT && ratio > 1 + o->threshold) verdict = "faster", col = green;
             if (!sb->probe) {
-                slower += !strcmp(verdict, "slower"), faster += !strcmp(verdict, "faster"), same += !strcmp(verdict, "same");
+                slower += !strcmp(verdict, "slower"), faster += !strcmp(verdict, "faster"),
+                    same += !strcmp(verdict, "same");
                 if (ratio > 0 && isfinite(ratio)) log_sum += log(ratio), nlog++;
             }
             if (sa->n < min_n) min_n = sa->n;
             if (sb->n < min_n) min_n = sb->n;
-            printf("%-48s %-6s %9.4g %9.4g %7.3f %7.3g  %s%s%s\n", sb->name, sb->regime, ma, mb, ratio, p, col, verdict, reset);
-            fprintf(csv.f, "%s,%s,%s,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%s,%s\n", sb->kernel, sb->name, sb->regime, sa->n, sb->n, ma, mb, ratio,
-                    p, verdict, unit);
+            printf("%-48s %-6s %9.4g %9.4g %7.3f %7.3g  %s%s%s\n", sb->name, sb->regime, ma, mb, ratio, p, col, verdict,
+                   reset);
+            fprintf(csv.f, "%s,%s,%s,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%s,%s\n", sb->kernel, sb->name, sb->regime, sa->n,
+                    sb->n, ma, mb, ratio, p, verdict, unit);
         }
     }
     ln_out_commit(&csv);
@@ -333,7 +350,8 @@ int ln_compare(const ln_compare_opts *o)
         free_run(&A), free_run(&B);
         return LN_EXIT_USAGE;
     }
-    printf("\ngeomean ratio over %d kernel benchmarks: %.3f; %d slower, %d faster, %d same", nlog, exp(log_sum / nlog), slower, faster, same);
+    printf("\ngeomean ratio over %d kernel benchmarks: %.3f; %d slower, %d faster, %d same", nlog, exp(log_sum / nlog),
+           slower, faster, same);
     if (unmatched) printf("; %d in the new run only", unmatched);
     putchar('\n');
     if (nlog >= 10)
@@ -343,7 +361,11 @@ int ln_compare(const ln_compare_opts *o)
     if (min_n < 5)
         printf("note: %zu repetitions on a side: the smallest p-value possible is %.2g, so nothing can be significant "
                "below 4 or 5 repetitions a side\n",
-               min_n, 2.0 / (min_n == 1 ? 2 : min_n == 2 ? 6 : min_n == 3 ? 20 : 70));
+               min_n,
+               2.0 / (min_n == 1   ? 2
+                      : min_n == 2 ? 6
+                      : min_n == 3 ? 20
+                                   : 70));
     accuracy_changes(&A, &B);
     printf("\nwrote %s\n", out);
     free_run(&A), free_run(&B);

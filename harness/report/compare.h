@@ -5,11 +5,11 @@
 #define LN_COMPARE_H
 
 typedef struct {
-    const char *base, *new_;  /* a results folder, a bench.json, or a folder of runs (*\/bench.json) */
-    double threshold;         /* fraction, e.g. 0.05 */
-    int cross_machine;        /* compare fractions of each machine's limit */
-    const char *out_csv;      /* NULL: compare.csv beside NEW */
-    int color;                /* ANSI colours in the table */
+    const char *base, *new_; /* a results folder, a bench.json, or a folder of runs (*\/bench.json) */
+    double threshold;        /* fraction, e.g. 0.05 */
+    int cross_machine;       /* compare fractions of each machine's limit */
+    const char *out_csv;     /* NULL: compare.csv beside NEW */
+    int color;               /* ANSI colours in the table */
 } ln_compare_opts;
 
 /* Prints the comparison and writes the CSV. Returns 0 (no kernel slower beyond the threshold

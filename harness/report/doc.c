@@ -76,8 +76,8 @@ void ln_doc_heading(ln_doc *d, int level, const char *text)
     }
 }
 
-static void vtext(ln_doc *d, const char *md_pre, const char *md_post, const char *h_pre, const char *h_post, const char *fmt,
-                  va_list ap)
+static void vtext(ln_doc *d, const char *md_pre, const char *md_post, const char *h_pre, const char *h_post,
+                  const char *fmt, va_list ap)
 {
     char *s = NULL;
     if (vasprintf(&s, fmt, ap) < 0) return;
@@ -117,7 +117,6 @@ void ln_doc_item(ln_doc *d, const char *fmt, ...)
     vtext(d, "- ", "\n", "<li>", "</li>\n", fmt, ap);
     va_end(ap);
 }
-
 
 void ln_doc_table(ln_doc *d, int n, const char *align, const char *const *header)
 {

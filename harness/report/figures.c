@@ -15,8 +15,8 @@
 
 typedef struct {
     ln_results *R;
-    char *data;   /* plots/data */
-    FILE *list;   /* figures.txt: "name script" per figure */
+    char *data; /* plots/data */
+    FILE *list; /* figures.txt: "name script" per figure */
     char machine[160];
 } figs;
 
@@ -92,7 +92,8 @@ static size_t family_best(ln_speed **all, size_t n, ln_speed **out)
     for (size_t i = 0; i < n; i++) {
         char fa[96], fb[96];
         int seen = 0;
-        for (size_t j = 0; j < m && !seen; j++) seen = !strcmp(ln_family(all[i]->kernel, fa, sizeof fa), ln_family(out[j]->kernel, fb, sizeof fb));
+        for (size_t j = 0; j < m && !seen; j++)
+            seen = !strcmp(ln_family(all[i]->kernel, fa, sizeof fa), ln_family(out[j]->kernel, fb, sizeof fb));
         if (!seen) out[m++] = all[i];
     }
     if (m > MAX_SERIES) { /* keep the fastest, then make room for the peers at the end */
@@ -116,7 +117,8 @@ static void d_range(ln_speed **s, size_t n, double *lo, double *hi, double *glo,
         for (size_t j = 0; j < s[i]->n; j++) {
             if (s[i]->D[j] < *lo) *lo = s[i]->D[j];
             if (s[i]->D[j] > *hi) *hi = s[i]->D[j];
-            double a = isnan(s[i]->gmin[j]) ? s[i]->gbps[j] : s[i]->gmin[j], b = isnan(s[i]->gmax[j]) ? s[i]->gbps[j] : s[i]->gmax[j];
+            double a = isnan(s[i]->gmin[j]) ? s[i]->gbps[j] : s[i]->gmin[j],
+                   b = isnan(s[i]->gmax[j]) ? s[i]->gbps[j] : s[i]->gmax[j];
             if (a > 0 && a < *glo) *glo = a;
             if (b > *ghi) *ghi = b;
         }
@@ -185,9 +187,10 @@ static void throughput(figs *F, const char *dt, const char *rg)
         for (size_t j = 0; j < nD; j++) fprintf(v, "%s%g", j ? " " : "", Ds[j]);
         fputs("\"\n", v);
         size_t npanels = (k + MAX_SERIES - 1) / MAX_SERIES; /* balanced: 17 kernels are 6 + 6 + 5 */
-        fprintf(v, "n = %zu\npanel = %zu\nlogy = %d\nymin = %g\nymax = %g\nxmin = %g\nxmax = %g\n", k, (k + npanels - 1) / npanels, logy,
-                logy ? glo / 1.5 : 0, ghi * 1.15, dlo, dhi);
-        if (!isnan(limit)) fprintf(v, "limit = %g\nlimitname = \"machine limit (%s, %.3g GB/s)\"\n", limit, probe, limit);
+        fprintf(v, "n = %zu\npanel = %zu\nlogy = %d\nymin = %g\nymax = %g\nxmin = %g\nxmax = %g\n", k,
+                (k + npanels - 1) / npanels, logy, logy ? glo / 1.5 : 0, ghi * 1.15, dlo, dhi);
+        if (!isnan(limit))
+            fprintf(v, "limit = %g\nlimitname = \"machine limit (%s, %.3g GB/s)\"\n", limit, probe, limit);
         else fputs("limit = 0\nlimitname = \"\"\n", v);
         fclose(f), fclose(v);
         list_figure(F, name, "throughput");
@@ -221,11 +224,12 @@ static size_t accuracy_series(figs *F, const char *dt, const char **out)
  * *nonfinite adds the non-finite counts. */
 static double worst(const ln_table *t, const char *k, const char *d, const char *col, double *nonfinite)
 {
-    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cv = ln_table_col(t, col), cnf = ln_table_col(t, "nonfinite"),
-        cin = ln_table_col(t, "input");
+    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cv = ln_table_col(t, col),
+        cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
     double w = NAN;
     for (size_t r = 0; r < t->rows; r++) {
-        if (strcmp(ln_table_cell(t, r, ck), k) || (d && strcmp(ln_table_cell(t, r, cd), d)) || !ln_input_ok(t, r, cin)) continue;
+        if (strcmp(ln_table_cell(t, r, ck), k) || (d && strcmp(ln_table_cell(t, r, cd), d)) || !ln_input_ok(t, r, cin))
+            continue;
         double v = ln_table_num(t, r, cv), nf = ln_table_num(t, r, cnf);
         if (nf > 0) *nonfinite += nf;
         if (!isnan(v) && (isnan(w) || v > w)) w = v;
@@ -261,16 +265,21 @@ static void accuracy(figs *F, const char *dt)
         fprintf(f, "# %s: x max_ulp max_norm (exact on the floor, non-finite on the top line)\n", ks[i]);
         for (size_t j = 0; j < nd; j++) {
             double x = (double)j + 1 + ((double)i - (double)(nk - 1) / 2) * 0.7 / (double)nk;
-            fprintf(f, "%g %g %g\n", x, on_axis(val[i][j][0], nf[i][j], fl[0], top[0]), on_axis(val[i][j][1], nf[i][j], fl[1], top[1]));
+            fprintf(f, "%g %g %g\n", x, on_axis(val[i][j][0], nf[i][j], fl[0], top[0]),
+                    on_axis(val[i][j][1], nf[i][j], fl[1], top[1]));
         }
         fputs("\n\n", f);
     }
-    fprintf(v, "title = \"Accuracy by input distribution, %s (worst over D and eps; each algorithm's fastest kernel); %s\"\n", dt, F->machine);
+    fprintf(
+        v,
+        "title = \"Accuracy by input distribution, %s (worst over D and eps; each algorithm's fastest kernel); %s\"\n",
+        dt, F->machine);
     fprintf(v, "names = \"");
     for (size_t i = 0; i < nk; i++) fprintf(v, "%s%s", i ? " " : "", ks[i]);
     fprintf(v, "\"\ndists = \"");
     for (size_t j = 0; j < nd; j++) fprintf(v, "%s%s", j ? " " : "", dists[j]);
-    fprintf(v, "\"\nn = %zu\nfloor_ulp = %g\ntop_ulp = %g\nfloor_norm = %g\ntop_norm = %g\n", nk, fl[0], top[0], fl[1], top[1]);
+    fprintf(v, "\"\nn = %zu\nfloor_ulp = %g\ntop_ulp = %g\nfloor_norm = %g\ntop_norm = %g\n", nk, fl[0], top[0], fl[1],
+            top[1]);
     fclose(f), fclose(v);
     list_figure(F, name, "accuracy");
 }
@@ -295,7 +304,8 @@ static void conditioning(figs *F, const char *dt)
             nf[i][j] = 0;
             val[i][j] = worst(t, ks[i], dists[j], "max_norm", &nf[i][j]);
             if (!isnan(val[i][j]) || nf[i][j] > 0) drawn = 1;
-            if (val[i][j] > 0 && isfinite(val[i][j]) && nf[i][j] == 0) lo = fmin(lo, val[i][j]), hi = fmax(hi, val[i][j]);
+            if (val[i][j] > 0 && isfinite(val[i][j]) && nf[i][j] == 0)
+                lo = fmin(lo, val[i][j]), hi = fmax(hi, val[i][j]);
             double M = strtod(dists[j] + 7, NULL);
             mlo = fmin(mlo, M), mhi = fmax(mhi, M);
         }
@@ -306,7 +316,8 @@ static void conditioning(figs *F, const char *dt)
     FILE *f = open_in(F, name, "dat"), *v = open_in(F, name, "gp");
     for (size_t i = 0; i < nk; i++) {
         fprintf(f, "# %s: M max_norm\n", ks[i]);
-        for (size_t j = 0; j < nd; j++) fprintf(f, "%g %g\n", strtod(dists[j] + 7, NULL), on_axis(val[i][j], nf[i][j], fl, top));
+        for (size_t j = 0; j < nd; j++)
+            fprintf(f, "%g %g\n", strtod(dists[j] + 7, NULL), on_axis(val[i][j], nf[i][j], fl, top));
         fputs("\n\n", f);
     }
     fprintf(v, "title = \"Error against the offset M of the rows (normal(M, 1)), %s; %s\"\n", dt, F->machine);
@@ -322,8 +333,9 @@ static void eps(figs *F, const char *dt)
 {
     const ln_table *t = &F->R->acc[LN_ACC_EPS];
     if (!F->R->have_acc[LN_ACC_EPS]) return;
-    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cdt = ln_table_col(t, "dtype"), ce = ln_table_col(t, "eps"),
-        cu = ln_table_col(t, "max_ulp"), cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
+    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cdt = ln_table_col(t, "dtype"),
+        ce = ln_table_col(t, "eps"), cu = ln_table_col(t, "max_ulp"), cnf = ln_table_col(t, "nonfinite"),
+        cin = ln_table_col(t, "input");
     /* panels: the distributions where some kernel is not exact; series: the kernels that are
      * not exact somewhere, worst first */
     const char *dists[8], *ks[MAX_KERNELS];
@@ -366,7 +378,9 @@ static void eps(figs *F, const char *dt)
             fprintf(f, "# %s on %s rows\n", ks[i], dists[p]);
             int any = 0;
             for (size_t r = 0; r < t->rows; r++) {
-                if (strcmp(ln_table_cell(t, r, ck), ks[i]) || strcmp(ln_table_cell(t, r, cd), dists[p]) || !ln_input_ok(t, r, cin)) continue;
+                if (strcmp(ln_table_cell(t, r, ck), ks[i]) || strcmp(ln_table_cell(t, r, cd), dists[p]) ||
+                    !ln_input_ok(t, r, cin))
+                    continue;
                 double nf = ln_table_num(t, r, cnf);
                 fprintf(f, "%g %g %g\n", ln_table_num(t, r, ce), on_axis(ln_table_num(t, r, cu), nf, fl, top), nf);
                 any = 1;
@@ -381,9 +395,10 @@ static void eps(figs *F, const char *dt)
     for (size_t p = 0; p < nd; p++) fprintf(v, "%s%s", p ? " " : "", dists[p]);
     /* the kernels left out: exact everywhere (or past MAX_SERIES) */
     size_t exact = nall - nk;
-    fprintf(v, "\"\nn = %zu\nfloor = %g\ntop = %g\nemin = %g\nemax = %g\nnfmax = %g\n", shown, fl, top, emin, emax, nfmax);
-    fprintf(v, "note = \"%s%s%s\"\n", exact ? "kernels exact at every eps are not drawn" : "", exact && nk > shown ? "; " : "",
-            nk > shown ? "the 8 worst kernels drawn" : "");
+    fprintf(v, "\"\nn = %zu\nfloor = %g\ntop = %g\nemin = %g\nemax = %g\nnfmax = %g\n", shown, fl, top, emin, emax,
+            nfmax);
+    fprintf(v, "note = \"%s%s%s\"\n", exact ? "kernels exact at every eps are not drawn" : "",
+            exact && nk > shown ? "; " : "", nk > shown ? "the 8 worst kernels drawn" : "");
     fclose(f), fclose(v);
     list_figure(F, name, "eps");
 }
@@ -403,14 +418,17 @@ static void pareto(figs *F, const char *dt)
         ln_speed *s = ln_find_speed(F->R, a->kernel, rg);
         if (strcmp(a->dtype, dt) || !s || isnan(s->median)) continue;
         if (isinf(ln_accuracy_rank(a))) {
-            if (blen < sizeof broken) blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
+            if (blen < sizeof broken)
+                blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
             continue;
         }
         pts[n] = a, g[n++] = s->median;
     }
     if (!n) return;
     double lo = INFINITY, hi = 0, gmax = 0, fl, top;
-    for (size_t i = 0; i < n; i++) lo = fmin(lo, pts[i]->worst_norm > 0 ? pts[i]->worst_norm : INFINITY), hi = fmax(hi, pts[i]->worst_norm), gmax = fmax(gmax, g[i]);
+    for (size_t i = 0; i < n; i++)
+        lo = fmin(lo, pts[i]->worst_norm > 0 ? pts[i]->worst_norm : INFINITY), hi = fmax(hi, pts[i]->worst_norm),
+        gmax = fmax(gmax, g[i]);
     log_limits(lo, hi, &fl, &top);
     char name[64];
     snprintf(name, sizeof name, "pareto-%s", dt);
@@ -434,7 +452,8 @@ static void pareto(figs *F, const char *dt)
     for (size_t i = 0; i < n; i++) {
         on[i] = 1;
         for (size_t j = 0; j < n && on[i]; j++)
-            if (j != i && g[j] >= g[i] && pts[j]->worst_norm <= pts[i]->worst_norm && (g[j] > g[i] || pts[j]->worst_norm < pts[i]->worst_norm))
+            if (j != i && g[j] >= g[i] && pts[j]->worst_norm <= pts[i]->worst_norm &&
+                (g[j] > g[i] || pts[j]->worst_norm < pts[i]->worst_norm))
                 on[i] = 0;
     }
     size_t order[MAX_KERNELS], m = 0;
@@ -446,7 +465,8 @@ static void pareto(figs *F, const char *dt)
             order[b] = order[b - 1], order[b - 1] = tt;
         }
     for (size_t i = 0; i < m; i++) fprintf(f, "%g %g\n", g[order[i]], on_axis(pts[order[i]]->worst_norm, 0, fl, top));
-    fprintf(v, "title = \"Speed against accuracy, %s: %s-resident GB/s, worst max_norm over accuracy.csv; %s\"\n", dt, rg, F->machine);
+    fprintf(v, "title = \"Speed against accuracy, %s: %s-resident GB/s, worst max_norm over accuracy.csv; %s\"\n", dt,
+            rg, F->machine);
     fprintf(v, "regime = \"%s\"\nfloor = %g\ntop = %g\nxmax = %g\n", rg, fl, top, gmax * 1.25);
     fprintf(v, "broken = \"%s%s\"\nlegend = \"", blen ? "non-finite outputs, not drawn: " : "", broken);
     for (size_t i = 0; i < n; i++) {
@@ -516,7 +536,8 @@ static void history(figs *F, const char *kernel)
         for (int i = 0; i < m; i++) fprintf(f, "%d %g\n", i, g[r][i]), hi = fmax(hi, isnan(g[r][i]) ? 0 : g[r][i]);
         fputs("\n\n", f);
     }
-    fprintf(v, "title = \"%s across the commits run on this machine (%s)\"\nn = %d\nymax = %g\nlabels = \"", kernel, F->machine, m, hi * 1.2);
+    fprintf(v, "title = \"%s across the commits run on this machine (%s)\"\nn = %d\nymax = %g\nlabels = \"", kernel,
+            F->machine, m, hi * 1.2);
     for (int i = 0; i < m; i++) fprintf(v, "%s%s", i ? "|" : "", labels[i]);
     fputs("\"\n", v);
     fclose(f), fclose(v);
@@ -527,7 +548,8 @@ int ln_figures_write(const char *dir, const char *history_kernel)
 {
     ln_results R;
     if (!ln_results_load(&R, dir)) {
-        fprintf(stderr, "lnbench: report: no results in %s/ (bench.csv, accuracy.csv...): run 'make bench' first\n", dir);
+        fprintf(stderr, "lnbench: report: no results in %s/ (bench.csv, accuracy.csv...): run 'make bench' first\n",
+                dir);
         return LN_EXIT_USAGE;
     }
     figs F = {.R = &R};

@@ -27,7 +27,6 @@ static const char *err(char *buf, double v, double nonfinite)
     return buf;
 }
 
-
 /* ---- sections ---- */
 static void machine_line(ln_results *R, ln_doc *d)
 {
@@ -70,8 +69,9 @@ static void verdict_section(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 2, "Verdicts");
     if (!R->have_verdicts) {
-        ln_doc_para(d, "These accuracy files have no verdict columns (bound, verdict, domain, input): no kernel's error "
-                       "bound was checked, and degenerate inputs cannot be told apart.");
+        ln_doc_para(d,
+                    "These accuracy files have no verdict columns (bound, verdict, domain, input): no kernel's error "
+                    "bound was checked, and degenerate inputs cannot be told apart.");
         return;
     }
     int total[4] = {0}, degenerate = 0;
@@ -79,17 +79,20 @@ static void verdict_section(ln_results *R, ln_doc *d)
         for (int v = 0; v < 4; v++) total[v] += R->ac[i].verdict[v];
         degenerate += R->ac[i].degenerate;
     }
-    ln_doc_para(d, "%d fail, %d pass, %d outside the conditions of the kernel's bound, %d without a bound; %d kernel-cases "
-                   "on inputs that degenerated in their dtype, held against no kernel. Each case's max_norm is judged "
-                   "against the bound its kernel claims.",
-                total[1], total[0], total[2], total[3], degenerate);
+    ln_doc_para(
+        d,
+        "%d fail, %d pass, %d outside the conditions of the kernel's bound, %d without a bound; %d kernel-cases "
+        "on inputs that degenerated in their dtype, held against no kernel. Each case's max_norm is judged "
+        "against the bound its kernel claims.",
+        total[1], total[0], total[2], total[3], degenerate);
     /* every failure first: those are the findings */
     int nfail = 0;
     for (int f = 0; f < LN_ACC_FILES; f++) {
         ln_table *t = &R->acc[f];
         int ck = ln_table_col(t, "kernel"), cv = ln_table_col(t, "verdict"), cin = ln_table_col(t, "input"),
-            cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps"), cn = ln_table_col(t, "max_norm"),
-            cb = ln_table_col(t, "bound"), cdom = ln_table_col(t, "domain"), cnf = ln_table_col(t, "nonfinite");
+            cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps"),
+            cn = ln_table_col(t, "max_norm"), cb = ln_table_col(t, "bound"), cdom = ln_table_col(t, "domain"),
+            cnf = ln_table_col(t, "nonfinite");
         for (size_t r = 0; r < t->rows; r++) {
             if (strcmp(ln_table_cell(t, r, cv), "fail") || !ln_input_ok(t, r, cin)) continue;
             if (!nfail++) ln_doc_para(d, "Failures (error above the kernel's own bound):");
@@ -112,8 +115,8 @@ static void verdict_section(ln_results *R, ln_doc *d)
     size_t ng = 0;
     for (int f = 0; f < LN_ACC_FILES; f++) {
         ln_table *t = &R->acc[f];
-        int cin = ln_table_col(t, "input"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"),
-            ce = ln_table_col(t, "eps");
+        int cin = ln_table_col(t, "input"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"),
+            cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps");
         for (size_t r = 0; r < t->rows; r++) {
             if (ln_input_ok(t, r, cin)) continue;
             const char *dt = ln_table_cell(t, r, cdt), *di = ln_table_cell(t, r, cd), *in = ln_table_cell(t, r, cin);
@@ -133,14 +136,17 @@ static void verdict_section(ln_results *R, ln_doc *d)
             int kernels = 0; /* of this case: the rows of the same dtype, dist, D and eps, one per kernel */
             for (size_t q = 0; q < t->rows; q++)
                 kernels += !strcmp(ln_table_cell(t, q, cdt), dt) && !strcmp(ln_table_cell(t, q, cd), di) &&
-                           !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) && !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce));
+                           !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) &&
+                           !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce));
             if (kernels > g[k].kernels) g[k].kernels = kernels;
         }
     }
-    if (ng) ln_doc_para(d, "Degenerate inputs (the drawn rows changed when stored in the dtype; these cases rank and blame no kernel):");
+    if (ng)
+        ln_doc_para(d, "Degenerate inputs (the drawn rows changed when stored in the dtype; these cases rank and blame "
+                       "no kernel):");
     for (size_t k = 0; k < ng; k++)
-        ln_doc_item(d, "%s %s: input %s (D %s; eps %s; %s; %d kernel%s)", g[k].dtype, g[k].dist, g[k].input, g[k].Ds, g[k].eps,
-                    g[k].files, g[k].kernels, g[k].kernels == 1 ? "" : "s");
+        ln_doc_item(d, "%s %s: input %s (D %s; eps %s; %s; %d kernel%s)", g[k].dtype, g[k].dist, g[k].input, g[k].Ds,
+                    g[k].eps, g[k].files, g[k].kernels, g[k].kernels == 1 ? "" : "s");
     if (!ng) ln_doc_para(d, "No degenerate input: every drawn row survived storage in its dtype.");
     /* per kernel counts; kernels with the same counts share a row */
     const char *h[] = {"kernels", "pass", "fail", "outside", "none", "degenerate input"};
@@ -153,7 +159,8 @@ static void verdict_section(ln_results *R, ln_doc *d)
         char names[2048] = "";
         for (size_t j = i; j < R->nac; j++) {
             ln_accstat *b = &R->ac[j];
-            if (done[j] || memcmp(a->verdict, b->verdict, sizeof a->verdict) || a->degenerate != b->degenerate || strcmp(a->dtype, b->dtype))
+            if (done[j] || memcmp(a->verdict, b->verdict, sizeof a->verdict) || a->degenerate != b->degenerate ||
+                strcmp(a->dtype, b->dtype))
                 continue;
             done[j] = 1;
             add_word(names, sizeof names, b->kernel);
@@ -168,7 +175,6 @@ static void verdict_section(ln_results *R, ln_doc *d)
     ln_doc_table_end(d);
 }
 
-
 static int above_limit_notes;
 
 static void speed_summary(ln_results *R, ln_doc *d)
@@ -178,11 +184,13 @@ static void speed_summary(ln_results *R, ln_doc *d)
     size_t noisy = 0;
     for (size_t r = 0; r < R->bench.rows; r++) noisy += ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV;
     if (noisy)
-        ln_doc_warn(d, "Caution: %zu of %zu timings are noisy (CV above %.0f%%, see Warnings): a difference smaller than "
-                       "their CV is not a difference.",
+        ln_doc_warn(d,
+                    "Caution: %zu of %zu timings are noisy (CV above %.0f%%, see Warnings): a difference smaller than "
+                    "their CV is not a difference.",
                     noisy, R->bench.rows, 100 * LN_NOISY_CV);
-    ln_doc_para(d, "GB/s: 1e9 bytes of x read + y written per second (gamma, beta not counted), median over D. Limit: the "
-                   "best of the probes (probe-copy, probe-stream) in the same regime, bytes counted the same way.");
+    ln_doc_para(d,
+                "GB/s: 1e9 bytes of x read + y written per second (gamma, beta not counted), median over D. Limit: the "
+                "best of the probes (probe-copy, probe-stream) in the same regime, bytes counted the same way.");
     const char *h[] = {"dtype", "regime", "fastest", "GB/s", "of limit", "against the peers"};
     ln_doc_table(d, 6, "lllrrl", h);
     for (size_t i = 0; i < R->ndtypes; i++)
@@ -195,18 +203,22 @@ static void speed_summary(ln_results *R, ln_doc *d)
             char g[32], frac[64], peers[512] = "";
             snprintf(g, sizeof g, "%.3g", best->median);
             if (isnan(limit)) snprintf(frac, sizeof frac, "-");
-            else if (best->median > limit) snprintf(frac, sizeof frac, "%.2f (above the probes)", best->median / limit), above_limit_notes++;
+            else if (best->median > limit)
+                snprintf(frac, sizeof frac, "%.2f (above the probes)", best->median / limit), above_limit_notes++;
             else snprintf(frac, sizeof frac, "%.0f%%", 100 * best->median / limit);
             size_t len = 0;
             for (size_t p = 0; p < R->nsp; p++) {
                 ln_speed *s = &R->sp[p];
-                if (!s->peer || strcmp(s->dtype, dt) || strcmp(s->regime, rg) || s == best || isnan(s->median)) continue;
-                len += snprintf(peers + len, sizeof peers - len, "%s%.2fx %s", len ? "; " : "", best->median / s->median, s->kernel);
+                if (!s->peer || strcmp(s->dtype, dt) || strcmp(s->regime, rg) || s == best || isnan(s->median))
+                    continue;
+                len += snprintf(peers + len, sizeof peers - len, "%s%.2fx %s", len ? "; " : "",
+                                best->median / s->median, s->kernel);
                 if (len >= sizeof peers) break;
             }
             if (best->peer && own)
-                snprintf(peers + len, sizeof peers - (len < sizeof peers ? len : sizeof peers - 1), "%sbest own kernel %s at %.2fx of it",
-                         len ? "; " : "", own->kernel, own->median / best->median);
+                snprintf(peers + len, sizeof peers - (len < sizeof peers ? len : sizeof peers - 1),
+                         "%sbest own kernel %s at %.2fx of it", len ? "; " : "", own->kernel,
+                         own->median / best->median);
             else if (!len) snprintf(peers, sizeof peers, "no peer ran");
             const char *cells[] = {dt, rg, best->kernel, g, frac, peers};
             ln_doc_row(d, cells);
@@ -218,16 +230,18 @@ static void speed_summary(ln_results *R, ln_doc *d)
         if (!isnan(limit)) ln_doc_item(d, "limit, %s: %.3g GB/s (%s)", R->regimes[j], limit, probe);
     }
     if (above_limit_notes)
-        ln_doc_para(d, "Above the probes: the limit is the best the two streaming probes showed, not a ceiling; a kernel "
-                       "that overlaps its reads and writes better (probe-copy also pays an uncounted read of y before "
-                       "each store) beats it. Its ratio is shown, not a percentage.");
+        ln_doc_para(d,
+                    "Above the probes: the limit is the best the two streaming probes showed, not a ceiling; a kernel "
+                    "that overlaps its reads and writes better (probe-copy also pays an uncounted read of y before "
+                    "each store) beats it. Its ratio is shown, not a percentage.");
 }
 
 static void accuracy_summary(ln_results *R, ln_doc *d)
 {
     ln_doc_heading(d, 3, "Accuracy and what it costs");
-    ln_doc_para(d, "Worst max_norm (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input stayed "
-                   "ok; a kernel with non-finite outputs ranks last whatever its finite errors.");
+    ln_doc_para(
+        d, "Worst max_norm (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input stayed "
+           "ok; a kernel with non-finite outputs ranks last whatever its finite errors.");
     const char *regime = ln_tradeoff_regime(R);
     char speedcol[64];
     snprintf(speedcol, sizeof speedcol, "its GB/s (%s)", regime ? regime : "-");
@@ -239,18 +253,26 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
             ln_accstat *a = &R->ac[k];
             if (strcmp(a->dtype, R->dtypes[i]) || isinf(ln_accuracy_rank(a))) continue;
             /* on a tie the faster kernel: equal errors cost nothing */
-            ln_speed *sa = regime ? ln_find_speed(R, a->kernel, regime) : NULL, *sb = best && regime ? ln_find_speed(R, best->kernel, regime) : NULL;
+            ln_speed *sa = regime ? ln_find_speed(R, a->kernel, regime) : NULL,
+                     *sb = best && regime ? ln_find_speed(R, best->kernel, regime) : NULL;
             int faster = sa && !isnan(sa->median) && (!sb || isnan(sb->median) || sa->median > sb->median);
-            if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best) || (ln_accuracy_rank(a) == ln_accuracy_rank(best) && faster)) best = a;
+            if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best) ||
+                (ln_accuracy_rank(a) == ln_accuracy_rank(best) && faster))
+                best = a;
         }
         if (!best) continue;
-        ln_speed *fast = regime ? ln_fastest(R, R->dtypes[i], regime, 0) : NULL, *mine = regime ? ln_find_speed(R, best->kernel, regime) : NULL;
+        ln_speed *fast = regime ? ln_fastest(R, R->dtypes[i], regime, 0) : NULL,
+                 *mine = regime ? ln_find_speed(R, best->kernel, regime) : NULL;
         ln_accstat *fa = fast ? ln_find_acc(R, fast->kernel) : NULL;
         char e1[48], g[64], e2[48];
         if (mine && fast && !isnan(mine->median))
             snprintf(g, sizeof g, "%.3g (%.2fx of the fastest)", mine->median, mine->median / fast->median);
         else snprintf(g, sizeof g, "not timed");
-        const char *cells[] = {R->dtypes[i], best->kernel, err(e1, best->worst_norm, best->nonfinite), g, fast ? fast->kernel : "-",
+        const char *cells[] = {R->dtypes[i],
+                               best->kernel,
+                               err(e1, best->worst_norm, best->nonfinite),
+                               g,
+                               fast ? fast->kernel : "-",
                                fa ? err(e2, fa->worst_norm, fa->nonfinite) : "-"};
         ln_doc_row(d, cells);
     }
@@ -269,14 +291,16 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
             ln_speed *s = ln_find_speed(R, a->kernel, regime);
             if (strcmp(a->dtype, R->dtypes[i]) || !s || isnan(s->median)) continue;
             if (isinf(ln_accuracy_rank(a))) {
-                if (blen < sizeof broken) blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
+                if (blen < sizeof broken)
+                    blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
                 continue;
             }
             int dominated = 0;
             for (size_t o = 0; o < R->nac && !dominated; o++) {
                 ln_accstat *b = &R->ac[o];
                 ln_speed *t = ln_find_speed(R, b->kernel, regime);
-                if (b == a || strcmp(b->dtype, a->dtype) || !t || isnan(t->median) || isinf(ln_accuracy_rank(b))) continue;
+                if (b == a || strcmp(b->dtype, a->dtype) || !t || isnan(t->median) || isinf(ln_accuracy_rank(b)))
+                    continue;
                 if (t->median >= s->median && ln_accuracy_rank(b) <= ln_accuracy_rank(a) &&
                     (t->median > s->median || ln_accuracy_rank(b) < ln_accuracy_rank(a)))
                     dominated = 1;
@@ -295,9 +319,12 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
         char text[2048];
         size_t len = 0;
         for (size_t a = 0; a < nf && len < sizeof text; a++)
-            len += snprintf(text + len, sizeof text - len, "%s%s (%.3g GB/s, %.3g u)", a ? ", then " : "", front[a], fg[a], fe[a]);
+            len += snprintf(text + len, sizeof text - len, "%s%s (%.3g GB/s, %.3g u)", a ? ", then " : "", front[a],
+                            fg[a], fe[a]);
         ln_doc_item(d, "%s, %s: %s%s%s%s", R->dtypes[i], regime, nf ? text : "no kernel with finite outputs",
-                    nf > 1 ? " (each step buys accuracy with speed; every other kernel is both slower and less accurate than one of these)" : "",
+                    nf > 1 ? " (each step buys accuracy with speed; every other kernel is both slower and less "
+                             "accurate than one of these)"
+                           : "",
                     blen ? "; non-finite outputs, off the front: " : "", broken);
     }
 }
@@ -308,15 +335,16 @@ static void warnings(ln_results *R, ln_doc *d)
     ln_doc_heading(d, 3, "Warnings");
     int any = 0;
     if (R->have_bench) {
-        int ck = ln_table_col(&R->bench, "kernel"), cr = ln_table_col(&R->bench, "regime"), cD = ln_table_col(&R->bench, "D"),
-            ccv = ln_table_col(&R->bench, "cv");
+        int ck = ln_table_col(&R->bench, "kernel"), cr = ln_table_col(&R->bench, "regime"),
+            cD = ln_table_col(&R->bench, "D"), ccv = ln_table_col(&R->bench, "cv");
         /* the noisiest first: those are the numbers to distrust */
         size_t *noisy = malloc((R->bench.rows + 1) * sizeof *noisy), n = 0;
         if (!noisy) ln_die("out of memory");
         for (size_t r = 0; r < R->bench.rows; r++)
             if (ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV) noisy[n++] = r;
         for (size_t a = 1; a < n; a++)
-            for (size_t b = a; b > 0 && ln_table_num(&R->bench, noisy[b - 1], ccv) < ln_table_num(&R->bench, noisy[b], ccv); b--) {
+            for (size_t b = a;
+                 b > 0 && ln_table_num(&R->bench, noisy[b - 1], ccv) < ln_table_num(&R->bench, noisy[b], ccv); b--) {
                 size_t t = noisy[b];
                 noisy[b] = noisy[b - 1], noisy[b - 1] = t;
             }
@@ -324,13 +352,16 @@ static void warnings(ln_results *R, ln_doc *d)
         size_t len = 0;
         for (size_t i = 0; i < n && i < 8 && len < sizeof list; i++) {
             size_t r = noisy[i];
-            len += snprintf(list + len, sizeof list - len, "%s%s D=%s %s %.0f%%", i ? ", " : "", ln_table_cell(&R->bench, r, ck),
-                            ln_table_cell(&R->bench, r, cD), ln_table_cell(&R->bench, r, cr), 100 * ln_table_num(&R->bench, r, ccv));
+            len += snprintf(list + len, sizeof list - len, "%s%s D=%s %s %.0f%%", i ? ", " : "",
+                            ln_table_cell(&R->bench, r, ck), ln_table_cell(&R->bench, r, cD),
+                            ln_table_cell(&R->bench, r, cr), 100 * ln_table_num(&R->bench, r, ccv));
         }
         if (n) {
-            ln_doc_item(d, "Noisy timings: %zu of %zu timed cases have a CV above %.0f%% (differences smaller than their CV are "
-                           "noise; 'max CV' in the tables below); the worst: %s%s",
-                        n, R->bench.rows, 100 * LN_NOISY_CV, list, n > 8 ? ", ..." : "");
+            ln_doc_item(
+                d,
+                "Noisy timings: %zu of %zu timed cases have a CV above %.0f%% (differences smaller than their CV are "
+                "noise; 'max CV' in the tables below); the worst: %s%s",
+                n, R->bench.rows, 100 * LN_NOISY_CV, list, n > 8 ? ", ..." : "");
             any = 1;
         }
         free(noisy);
@@ -342,14 +373,16 @@ static void warnings(ln_results *R, ln_doc *d)
     if (root) {
         json_t *ctx = json_object_get(root, "context"), *b = json_object_get(root, "benchmarks");
         if (json_is_true(json_object_get(ctx, "cpu_scaling_enabled"))) {
-            ln_doc_item(d, "CPU frequency scaling was on during the timing run (governor not 'performance'): rates drift with the clock.");
+            ln_doc_item(d, "CPU frequency scaling was on during the timing run (governor not 'performance'): rates "
+                           "drift with the clock.");
             any = 1;
         }
         json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
         double cores = json_number_value(json_object_get(ctx, "num_cpus"));
         if (json_is_number(load) && cores > 0 && json_number_value(load) > 0.5 * cores) {
-            ln_doc_item(d, "Load average %.2f on %.0f CPUs when the timing run started: other processes shared the machine.",
-                        json_number_value(load), cores);
+            ln_doc_item(
+                d, "Load average %.2f on %.0f CPUs when the timing run started: other processes shared the machine.",
+                json_number_value(load), cores);
             any = 1;
         }
         size_t i;
@@ -364,10 +397,13 @@ static void warnings(ln_results *R, ln_doc *d)
                 continue;
             const char *name = json_string_value(json_object_get(e, "run_name"));
             if (n++ < 30 && name && len < sizeof list)
-                len += snprintf(list + len, sizeof list - len, "%s%.*s", n > 1 ? ", " : "", (int)(strstr(name, "/real_time") ? strstr(name, "/real_time") - name : (long)strlen(name)), name);
+                len += snprintf(
+                    list + len, sizeof list - len, "%s%.*s", n > 1 ? ", " : "",
+                    (int)(strstr(name, "/real_time") ? strstr(name, "/real_time") - name : (long)strlen(name)), name);
         }
         if (n) {
-            ln_doc_item(d, "Skipped cases (%d, no timing; see the message in bench.json): %s%s", n, list, n > 30 ? ", ..." : "");
+            ln_doc_item(d, "Skipped cases (%d, no timing; see the message in bench.json): %s%s", n, list,
+                        n > 30 ? ", ..." : "");
             any = 1;
         }
         json_decref(root);
@@ -414,7 +450,8 @@ static void throughput_details(ln_results *R, ln_doc *d)
             ln_speed *order[512];
             size_t no = 0;
             for (size_t k = 0; k < R->nsp && no < 512; k++)
-                if (!R->sp[k].probe && !strcmp(R->sp[k].dtype, dt) && !strcmp(R->sp[k].regime, rg)) order[no++] = &R->sp[k];
+                if (!R->sp[k].probe && !strcmp(R->sp[k].dtype, dt) && !strcmp(R->sp[k].regime, rg))
+                    order[no++] = &R->sp[k];
             for (size_t a = 1; a < no; a++)
                 for (size_t b = a; b > 0 && !(order[b - 1]->median >= order[b]->median); b--) {
                     ln_speed *t = order[b];
@@ -432,7 +469,8 @@ static void throughput_details(ln_results *R, ln_doc *d)
                 }
                 cells[nD + 1] = num(cb[nD], s->median);
                 if (isnan(limit) || isnan(s->median)) cells[nD + 2] = "-";
-                else if (s->median > limit) snprintf(cb[nD + 1], 32, "%.2f (above)", s->median / limit), cells[nD + 2] = cb[nD + 1];
+                else if (s->median > limit)
+                    snprintf(cb[nD + 1], 32, "%.2f (above)", s->median / limit), cells[nD + 2] = cb[nD + 1];
                 else snprintf(cb[nD + 1], 32, "%.0f%%", 100 * s->median / limit), cells[nD + 2] = cb[nD + 1];
                 snprintf(cb[nD + 2], 32, "%.0f%%%s", 100 * s->cvmax, s->cvmax > LN_NOISY_CV ? " noisy" : "");
                 cells[nD + 3] = cb[nD + 2];
@@ -448,10 +486,11 @@ static void accuracy_details(ln_results *R, ln_doc *d)
     ln_table *t = &R->acc[0];
     if (!R->have_acc[0]) return;
     ln_doc_heading(d, 2, "Accuracy per input distribution");
-    ln_doc_para(d, "Worst max_norm (u) over D and eps; 'input: X' where the drawn rows degenerated in the dtype (not the "
-                   "kernel's error); non-finite counts where the kernel returned NaN or Inf for a finite exact result.");
-    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"), cn = ln_table_col(t, "max_norm"),
-        cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
+    ln_doc_para(d,
+                "Worst max_norm (u) over D and eps; 'input: X' where the drawn rows degenerated in the dtype (not the "
+                "kernel's error); non-finite counts where the kernel returned NaN or Inf for a finite exact result.");
+    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"),
+        cn = ln_table_col(t, "max_norm"), cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
     const char *dists[32];
     size_t nd = 0;
     for (size_t r = 0; r < t->rows; r++) ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
@@ -487,8 +526,9 @@ static void accuracy_details(ln_results *R, ln_doc *d)
                 if (!seen) cells[q + 1] = "-";
                 else if (nf > 0 || !isnan(worst)) {
                     err(cb[q], worst, nf);
-                    if (bad) strncat(cb[q], " (input: ", 63 - strlen(cb[q])), strncat(cb[q], bad, 63 - strlen(cb[q])),
-                        strncat(cb[q], " elsewhere)", 63 - strlen(cb[q]));
+                    if (bad)
+                        strncat(cb[q], " (input: ", 63 - strlen(cb[q])), strncat(cb[q], bad, 63 - strlen(cb[q])),
+                            strncat(cb[q], " elsewhere)", 63 - strlen(cb[q]));
                     cells[q + 1] = cb[q];
                 } else snprintf(cb[q], 64, "input: %s", bad ? bad : "-"), cells[q + 1] = cb[q];
             }
@@ -505,9 +545,12 @@ static void figures(ln_results *R, ln_doc *d)
     static const struct {
         const char *script, *caption;
     } kinds[] = {
-        {"throughput", "Throughput against row length: median GB/s, bars from the slowest to the fastest repetition, the machine limit dotted, peers dashed."},
-        {"pareto", "Speed against accuracy: each kernel's GB/s against its worst normwise error; the Pareto front dashed."},
-        {"accuracy", "Max ulp and normwise error per input distribution (each algorithm's fastest kernel), worst over D and eps."},
+        {"throughput", "Throughput against row length: median GB/s, bars from the slowest to the fastest repetition, "
+                       "the machine limit dotted, peers dashed."},
+        {"pareto",
+         "Speed against accuracy: each kernel's GB/s against its worst normwise error; the Pareto front dashed."},
+        {"accuracy",
+         "Max ulp and normwise error per input distribution (each algorithm's fastest kernel), worst over D and eps."},
         {"conditioning", "Normwise error against the offset M of the rows: where each algorithm breaks."},
         {"eps", "Error and non-finite outputs against eps on degenerate rows."},
         {"history", "GB/s across the commits run on this machine."},
@@ -542,7 +585,8 @@ static void full_tables(ln_results *R, ln_doc *d)
     ln_doc_heading(d, 2, "Full tables");
     if (R->have_bench) {
         ln_doc_heading(d, 3, "bench.csv");
-        static const char *const cols[] = {"kernel", "dtype", "regime", "D", "rows", "dist", "gbps", "gbps_min", "gbps_max", "cv", NULL};
+        static const char *const cols[] = {"kernel", "dtype",    "regime",   "D",  "rows", "dist",
+                                           "gbps",   "gbps_min", "gbps_max", "cv", NULL};
         int c[16], n = 0;
         const char *h[16];
         for (int i = 0; cols[i]; i++)
@@ -559,7 +603,8 @@ static void full_tables(ln_results *R, ln_doc *d)
         if (!R->have_acc[f]) continue;
         ln_table *t = &R->acc[f];
         ln_doc_heading(d, 3, R->acc_name[f]);
-        static const char *const cols[] = {"kernel", "dist", "D", "eps", "max_ulp", "max_norm", "nonfinite", "bound", "verdict", "domain", "input", NULL};
+        static const char *const cols[] = {"kernel",    "dist",  "D",       "eps",    "max_ulp", "max_norm",
+                                           "nonfinite", "bound", "verdict", "domain", "input",   NULL};
         int c[16], n = 0, cnf = ln_table_col(t, "nonfinite");
         const char *h[16];
         for (int i = 0; cols[i]; i++)
@@ -585,7 +630,8 @@ int ln_report_write(const char *dir)
 {
     ln_results R;
     if (!ln_results_load(&R, dir)) {
-        fprintf(stderr, "lnbench: report: no results in %s/ (bench.csv, accuracy.csv...): run 'make bench' first\n", dir);
+        fprintf(stderr, "lnbench: report: no results in %s/ (bench.csv, accuracy.csv...): run 'make bench' first\n",
+                dir);
         return LN_EXIT_USAGE;
     }
     char *p;

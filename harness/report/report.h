@@ -7,7 +7,6 @@
 #ifndef LN_REPORT_H
 #define LN_REPORT_H
 
-
 /* Writes dir/REPORT.md and dir/report.html. Returns 0, or 2 (with a message) when dir holds
  * none of the result files. */
 int ln_report_write(const char *dir);

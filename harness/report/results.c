@@ -78,8 +78,8 @@ static void load_speeds(ln_results *R)
 {
     ln_table *t = &R->bench;
     int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cr = ln_table_col(t, "regime"),
-        cD = ln_table_col(t, "D"), cg = ln_table_col(t, "gbps"), ccv = ln_table_col(t, "cv"), cdist = ln_table_col(t, "dist"),
-        cmin = ln_table_col(t, "gbps_min"), cmax = ln_table_col(t, "gbps_max");
+        cD = ln_table_col(t, "D"), cg = ln_table_col(t, "gbps"), ccv = ln_table_col(t, "cv"),
+        cdist = ln_table_col(t, "dist"), cmin = ln_table_col(t, "gbps_min"), cmax = ln_table_col(t, "gbps_max");
     const char *dist = "";
     for (size_t r = 0; r < t->rows; r++) {
         const char *d = ln_table_cell(t, r, cdist);
@@ -99,7 +99,8 @@ static void load_speeds(ln_results *R)
             if (!s->probe) ln_add_unique(R->dtypes, &R->ndtypes, 16, s->dtype);
         }
         if (s->n == LN_MAXD) continue;
-        s->D[s->n] = ln_table_num(t, r, cD), s->gbps[s->n] = ln_table_num(t, r, cg), s->cv[s->n] = ln_table_num(t, r, ccv);
+        s->D[s->n] = ln_table_num(t, r, cD), s->gbps[s->n] = ln_table_num(t, r, cg),
+        s->cv[s->n] = ln_table_num(t, r, ccv);
         s->gmin[s->n] = cmin >= 0 ? ln_table_num(t, r, cmin) : s->gbps[s->n];
         s->gmax[s->n] = cmax >= 0 ? ln_table_num(t, r, cmax) : s->gbps[s->n];
         if (s->cv[s->n] > s->cvmax) s->cvmax = s->cv[s->n];
@@ -156,7 +157,10 @@ static void load_accuracy(ln_results *R)
     }
 }
 
-double ln_accuracy_rank(const ln_accstat *a) { return a->nonfinite > 0 ? INFINITY : isnan(a->worst_norm) ? INFINITY : a->worst_norm; }
+double ln_accuracy_rank(const ln_accstat *a)
+{
+    return a->nonfinite > 0 ? INFINITY : isnan(a->worst_norm) ? INFINITY : a->worst_norm;
+}
 
 /* The fastest kernel of a dtype in a regime; own = skip the peers. */
 ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int own)
@@ -164,7 +168,8 @@ ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int o
     ln_speed *best = NULL;
     for (size_t i = 0; i < R->nsp; i++) {
         ln_speed *s = &R->sp[i];
-        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median)) continue;
+        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median))
+            continue;
         if (!best || s->median > best->median) best = s;
     }
     return best;
@@ -236,7 +241,8 @@ void ln_machine_id(const char *cpu, const char *isa_in, char *out, size_t n)
     snprintf(words, sizeof words, "%s", isa_in);
     for (char *t = strtok_r(words, " ", &save); t && nw < 32; t = strtok_r(NULL, " ", &save)) w[nw++] = t;
     qsort(w, nw, sizeof *w, cmp_str);
-    for (size_t i = 0; i < nw; i++) strncat(strncat(isa, i ? " " : "", sizeof isa - strlen(isa) - 1), w[i], sizeof isa - strlen(isa) - 1);
+    for (size_t i = 0; i < nw; i++)
+        strncat(strncat(isa, i ? " " : "", sizeof isa - strlen(isa) - 1), w[i], sizeof isa - strlen(isa) - 1);
     size_t k = 0;
     const char *parts[2] = {*cpu ? cpu : "unknown-cpu", isa};
     for (int p = 0; p < 2; p++) {
@@ -247,7 +253,8 @@ void ln_machine_id(const char *cpu, const char *isa_in, char *out, size_t n)
                 s += s[1] == 'R' ? 2 : 3;
                 continue;
             }
-            int ok = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '.' || *s == '_';
+            int ok = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '.' ||
+                     *s == '_';
             if (ok) out[k++] = *s, dash = 0;
             else if (!dash && k && out[k - 1] != '_') out[k++] = '-', dash = 1;
         }

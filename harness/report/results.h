@@ -42,8 +42,8 @@ typedef struct {
     size_t nac;
     const char *dtypes[16], *regimes[8]; /* widest dtype first; regimes by size */
     size_t ndtypes, nregimes;
-    char cpu[256], isa[256];             /* from the .meta.json sidecars */
-    char machine_id[256];                /* CPU model and ISA as a folder name */
+    char cpu[256], isa[256]; /* from the .meta.json sidecars */
+    char machine_id[256];    /* CPU model and ISA as a folder name */
 } ln_results;
 
 /* Reads dir's result files; returns 0 when there is none of them. */

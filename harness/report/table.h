@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 typedef struct {
-    char *text;   /* the file, fields NUL-terminated in place */
-    char **cell;  /* (rows + 1) x cols, row 0 the header */
-    size_t rows;  /* data rows, header not counted */
+    char *text;  /* the file, fields NUL-terminated in place */
+    char **cell; /* (rows + 1) x cols, row 0 the header */
+    size_t rows; /* data rows, header not counted */
     size_t cols;
 } ln_table;
 

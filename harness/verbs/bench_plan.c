@@ -34,8 +34,12 @@ static void add_probes(ln_bench_case *cases, size_t *n, size_t first, size_t siz
     for (ln_bench_what w = LN_BENCH_PROBE_COPY; w <= LN_BENCH_PROBE_STREAM; w++) {
         ln_bench_case *pc = &cases[(*n)++];
         char sz[32];
-        *pc = (ln_bench_case){.what = w, .label = w == LN_BENCH_PROBE_COPY ? "probe-copy" : "probe-stream",
-                              .dtype = LN_F32, .D = size / sizeof(float), .rows = 1, .size = size,
+        *pc = (ln_bench_case){.what = w,
+                              .label = w == LN_BENCH_PROBE_COPY ? "probe-copy" : "probe-stream",
+                              .dtype = LN_F32,
+                              .D = size / sizeof(float),
+                              .rows = 1,
+                              .size = size,
                               .threads = threads};
         pc->xbytes = pc->D * sizeof(float);
         snprintf(pc->name, sizeof pc->name, "%s/bytes:%s", pc->label, size_name(size, sz, sizeof sz));
@@ -43,12 +47,19 @@ static void add_probes(ln_bench_case *cases, size_t *n, size_t first, size_t siz
     }
 }
 
-static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, size_t size, size_t D,
-                                 const ln_dist *dist, double eps, size_t threads)
+static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, size_t size, size_t D, const ln_dist *dist,
+                                 double eps, size_t threads)
 {
     size_t esize = ln_fmt(k->dtype)->size;
-    ln_bench_case c = {.what = LN_BENCH_KERNEL, .label = k->name, .k = k, .dtype = k->dtype, .D = D,
-                       .threads = (int)threads, .dist = dist, .eps = eps, .seed = g->seed};
+    ln_bench_case c = {.what = LN_BENCH_KERNEL,
+                       .label = k->name,
+                       .k = k,
+                       .dtype = k->dtype,
+                       .D = D,
+                       .threads = (int)threads,
+                       .dist = dist,
+                       .eps = eps,
+                       .seed = g->seed};
     c.rows = g->sizes_are_bytes ? size / (D * esize) : size;
     if (c.rows == 0) c.rows = 1;
     c.xbytes = c.rows * D * esize;
@@ -72,9 +83,8 @@ static void link_smaller(ln_bench_case *cases, size_t ncases)
     for (size_t i = 0; i < ncases; i++)
         for (size_t j = 0; j < i; j++) {
             ln_bench_case *a = &cases[i], *b = &cases[j];
-            if (a->what == LN_BENCH_KERNEL && b->k == a->k && b->D == a->D && b->dist == a->dist &&
-                b->eps == a->eps && b->threads == a->threads && b->xbytes < a->xbytes &&
-                (!a->smaller || b->xbytes > a->smaller->xbytes))
+            if (a->what == LN_BENCH_KERNEL && b->k == a->k && b->D == a->D && b->dist == a->dist && b->eps == a->eps &&
+                b->threads == a->threads && b->xbytes < a->xbytes && (!a->smaller || b->xbytes > a->smaller->xbytes))
                 a->smaller = b;
         }
 }
@@ -108,8 +118,10 @@ ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
     for (size_t t = 0; t < g->nthreads; t++) most_threads = g->threads[t] > most_threads ? g->threads[t] : most_threads;
     for (size_t i = 0; i < g->nkernels; i++)
         if (most_threads > 1 && !callable_from_threads(g->kernels[i]))
-            fprintf(stderr, "lnbench: note: %s runs at 1 thread only (its library's primitive cache is shared by "
-                    "the whole process); its cases at more threads are left out\n", g->kernels[i]->name);
+            fprintf(stderr,
+                    "lnbench: note: %s runs at 1 thread only (its library's primitive cache is shared by "
+                    "the whole process); its cases at more threads are left out\n",
+                    g->kernels[i]->name);
     link_smaller(cases, n);
     for (size_t i = 0; i < n; i++) {
         cases[i].index = i;

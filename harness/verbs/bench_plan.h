@@ -10,7 +10,7 @@ typedef struct {
     size_t nkernels;
     const size_t *D;
     size_t nD;
-    const size_t *sizes;      /* bytes of x (sizes_are_bytes), else rows */
+    const size_t *sizes; /* bytes of x (sizes_are_bytes), else rows */
     size_t nsizes;
     int sizes_are_bytes;
     const ln_dist *dists;

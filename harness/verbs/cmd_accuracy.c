@@ -79,7 +79,9 @@ static ln_npy_array read_vector(const char *path, const char *flag)
     ln_npy_array a;
     const char *err = ln_npy_read(path, &a);
     if (err) ln_die_usage("%s: file '%s': %s", flag, path, err);
-    if (a.ndim != 1) ln_die_usage("%s: file '%s' holds a %zu x %zu array; a vector (1-D) of D values is needed", flag, path, a.rows, a.cols);
+    if (a.ndim != 1)
+        ln_die_usage("%s: file '%s' holds a %zu x %zu array; a vector (1-D) of D values is needed", flag, path, a.rows,
+                     a.cols);
     return a;
 }
 
@@ -191,20 +193,47 @@ typedef struct {
 
 static void parse_flags(int argc, char **argv, run_options *o)
 {
-    enum { O_KERNELS = 1, O_DIST, O_D, O_ROWS, O_EPS, O_SEED, O_NOAFFINE, O_GAMMA, O_BETA, O_OUT, O_DUMP, O_CHECK,
-           O_QUIET, O_HELP, O_SHARD, O_SAVED };
-    static const struct option opts[] = {
-        {"kernels", required_argument, 0, O_KERNELS}, {"dist", required_argument, 0, O_DIST},
-        {"D", required_argument, 0, O_D},             {"rows", required_argument, 0, O_ROWS},
-        {"eps", required_argument, 0, O_EPS},         {"seed", required_argument, 0, O_SEED},
-        {"no-affine", no_argument, 0, O_NOAFFINE},    {"gamma", required_argument, 0, O_GAMMA},
-        {"beta", required_argument, 0, O_BETA},       {"out", required_argument, 0, O_OUT},
-        {"dump", required_argument, 0, O_DUMP},       {"check", no_argument, 0, O_CHECK},
-        {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
-        {"shard", required_argument, 0, O_SHARD},     {"saved-stats", required_argument, 0, O_SAVED},
-        {0, 0, 0, 0}};
-    *o = (run_options){.dist_arg = "normal,offset:1e4,const", .eps_arg = "1e-5", .out_path = "results/accuracy.csv",
-                       .seed = 1, .affine = 1, .shard = {0, 1}};
+    enum {
+        O_KERNELS = 1,
+        O_DIST,
+        O_D,
+        O_ROWS,
+        O_EPS,
+        O_SEED,
+        O_NOAFFINE,
+        O_GAMMA,
+        O_BETA,
+        O_OUT,
+        O_DUMP,
+        O_CHECK,
+        O_QUIET,
+        O_HELP,
+        O_SHARD,
+        O_SAVED
+    };
+    static const struct option opts[] = {{"kernels", required_argument, 0, O_KERNELS},
+                                         {"dist", required_argument, 0, O_DIST},
+                                         {"D", required_argument, 0, O_D},
+                                         {"rows", required_argument, 0, O_ROWS},
+                                         {"eps", required_argument, 0, O_EPS},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"no-affine", no_argument, 0, O_NOAFFINE},
+                                         {"gamma", required_argument, 0, O_GAMMA},
+                                         {"beta", required_argument, 0, O_BETA},
+                                         {"out", required_argument, 0, O_OUT},
+                                         {"dump", required_argument, 0, O_DUMP},
+                                         {"check", no_argument, 0, O_CHECK},
+                                         {"quiet", no_argument, 0, O_QUIET},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {"shard", required_argument, 0, O_SHARD},
+                                         {"saved-stats", required_argument, 0, O_SAVED},
+                                         {0, 0, 0, 0}};
+    *o = (run_options){.dist_arg = "normal,offset:1e4,const",
+                       .eps_arg = "1e-5",
+                       .out_path = "results/accuracy.csv",
+                       .seed = 1,
+                       .affine = 1,
+                       .shard = {0, 1}};
     int c;
     optind = 1;
     opterr = 0;
@@ -225,7 +254,8 @@ static void parse_flags(int argc, char **argv, run_options *o)
         case O_SHARD: o->shard = ln_parse_shard(optarg); break;
         case O_QUIET: o->quiet = 1; break;
         case O_SAVED:
-            if (strcmp(optarg, "f64") && strcmp(optarg, "f32")) ln_die_usage("--saved-stats: '%s'; valid: f64, f32", optarg);
+            if (strcmp(optarg, "f64") && strcmp(optarg, "f32"))
+                ln_die_usage("--saved-stats: '%s'; valid: f64, f32", optarg);
             o->saved_f32 = !strcmp(optarg, "f32");
             break;
         case O_HELP: fputs(accuracy_help, stdout); exit(0);
@@ -275,8 +305,14 @@ static void parse_lists(run_options *o)
 
 /* A dist's shapes: the file's, or every --D with --rows. */
 static size_t shapes_of(const run_options *o, const ln_dist *d) { return d->kind == LN_DIST_FILE ? 1 : o->nD; }
-static size_t D_of(const run_options *o, const ln_dist *d, size_t s) { return d->kind == LN_DIST_FILE ? d->file_D : o->Ds[s]; }
-static size_t rows_of(const run_options *o, const ln_dist *d) { return d->kind == LN_DIST_FILE ? d->file_rows : o->rows; }
+static size_t D_of(const run_options *o, const ln_dist *d, size_t s)
+{
+    return d->kind == LN_DIST_FILE ? d->file_D : o->Ds[s];
+}
+static size_t rows_of(const run_options *o, const ln_dist *d)
+{
+    return d->kind == LN_DIST_FILE ? d->file_rows : o->rows;
+}
 
 /* Every case's shape against the gamma/beta files and the machine's memory; counts the rows
  * this shard writes. */
@@ -346,8 +382,11 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
 {
     char eps[32];
     exact_decimal(eps, sizeof eps, cs->eps);
-    fprintf(f, "FAIL %s %s dist=%s D=%zu rows=%zu eps=%s: error %.6g u > bound %.6g u (domain %s), row %zu col %zu; dump: lnbench accuracy --kernels ",
-            k->name, ln_fmt(cs->dtype)->name, cs->dist.spec, cs->D, cs->rows, eps, v->error, v->bound, v->domain, v->row, v->col);
+    fprintf(f,
+            "FAIL %s %s dist=%s D=%zu rows=%zu eps=%s: error %.6g u > bound %.6g u (domain %s), row %zu col %zu; dump: "
+            "lnbench accuracy --kernels ",
+            k->name, ln_fmt(cs->dtype)->name, cs->dist.spec, cs->D, cs->rows, eps, v->error, v->bound, v->domain,
+            v->row, v->col);
     shell_arg(f, k->name);
     fputs(" --dist ", f);
     shell_arg(f, cs->dist.spec);
@@ -368,14 +407,14 @@ static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const 
     csv_field(f, cs->dist.spec);
     double kappa_max = ln_kappa_max(p), dgamma_kappa = p->dgamma_kappa, dbeta_kappa = p->dbeta_kappa;
     /* ref_seconds last: the one column that differs between two runs of the same cases */
-    fprintf(f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s",
-            cs->D, cs->rows, cs->eps, (unsigned long long)cs->seed, er->max_ulp, er->mean_ulp, er->cr_frac,
-            er->max_norm, er->nonfinite, er->worst_row, er->worst_col, er->worst_x, er->worst_y, er->worst_y_exact,
-            er->mean_relerr, er->rstd_relerr, kappa_max, v->bound, ln_verdict_names[v->verdict], v->domain,
-            ln_input_names[v->input]);
-    fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g\n", ln_op_name(cs->op),
-            er->dgamma_max_ulp, er->dgamma_max_norm, er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa,
-            dbeta_kappa, ln_op_is_backward(cs->op) ? (cs->saved_f32 ? "f32" : "f64") : "", er->dx_saved_max_ulp,
+    fprintf(
+        f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s",
+        cs->D, cs->rows, cs->eps, (unsigned long long)cs->seed, er->max_ulp, er->mean_ulp, er->cr_frac, er->max_norm,
+        er->nonfinite, er->worst_row, er->worst_col, er->worst_x, er->worst_y, er->worst_y_exact, er->mean_relerr,
+        er->rstd_relerr, kappa_max, v->bound, ln_verdict_names[v->verdict], v->domain, ln_input_names[v->input]);
+    fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g\n", ln_op_name(cs->op), er->dgamma_max_ulp,
+            er->dgamma_max_norm, er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa, dbeta_kappa,
+            ln_op_is_backward(cs->op) ? (cs->saved_f32 ? "f32" : "f64") : "", er->dx_saved_max_ulp,
             er->dx_saved_max_norm, ref_seconds);
 }
 
@@ -455,10 +494,17 @@ static void run_all(const run_options *o, run_state *st)
             for (size_t s = 0; s < shapes_of(o, d) && !interrupted; s++)
                 for (size_t e = 0; e < o->neps && !interrupted; e++) {
                     if (!ln_shard_takes(o->shard, case_index++)) continue;
-                    ln_case cs = {.dtype = o->dtypes[di], .dist = *d, .eps = o->epss[e], .seed = o->seed,
-                                  .affine = o->affine, .D = D_of(o, d, s), .rows = rows_of(o, d),
-                                  .gamma_src = o->gamma_file.data, .beta_src = o->beta_file.data,
-                                  .op = ln_cli_op, .saved_f32 = o->saved_f32};
+                    ln_case cs = {.dtype = o->dtypes[di],
+                                  .dist = *d,
+                                  .eps = o->epss[e],
+                                  .seed = o->seed,
+                                  .affine = o->affine,
+                                  .D = D_of(o, d, s),
+                                  .rows = rows_of(o, d),
+                                  .gamma_src = o->gamma_file.data,
+                                  .beta_src = o->beta_file.data,
+                                  .op = ln_cli_op,
+                                  .saved_f32 = o->saved_f32};
                     run_case(o, &cs, st);
                 }
         }
@@ -488,7 +534,8 @@ int cmd_accuracy(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN); /* `lnbench accuracy | head`: the table is lost, the CSV still written */
-    run_state st = {.pr = {.total = o.total, .show = !o.quiet && o.total > 4, .tty = isatty(2)}, .csv = out.f,
+    run_state st = {.pr = {.total = o.total, .show = !o.quiet && o.total > 4, .tty = isatty(2)},
+                    .csv = out.f,
                     .failures = tmpfile()};
     if (!st.failures) ln_die("cannot create a temporary file for --check");
     if (!o.quiet) print_table_header();

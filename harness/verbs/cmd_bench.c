@@ -90,11 +90,11 @@ static size_t *parse_threads(const char *list, size_t *count)
 
 /* Google Benchmark's part of the command line. */
 typedef struct {
-    char **argv;             /* room for two more flags */
+    char **argv; /* room for two more flags */
     int argc;
-    const char *json_path;   /* --benchmark_out, or NULL */
-    int listing;             /* --benchmark_list_tests: names only, no files */
-    char *filter_flag;       /* the user's --benchmark_filter, extended to keep the probes */
+    const char *json_path; /* --benchmark_out, or NULL */
+    int listing;           /* --benchmark_list_tests: names only, no files */
+    char *filter_flag;     /* the user's --benchmark_filter, extended to keep the probes */
     char *out_flag;
 } gb_flags;
 
@@ -167,21 +167,26 @@ static char *json_beside(const char *csv_path)
 static size_t kernel_cases_selected(const ln_bench_case *cases, size_t ncases)
 {
     size_t n = 0;
-    for (size_t i = 0; i < ncases; i++) n += cases[i].what == LN_BENCH_KERNEL && ln_gb_filter_selects(cases[i].run_name) != 0;
+    for (size_t i = 0; i < ncases; i++)
+        n += cases[i].what == LN_BENCH_KERNEL && ln_gb_filter_selects(cases[i].run_name) != 0;
     return n;
 }
 
 /* The CSV, the metadata sidecar, the warnings and the closing line, from the collected runs. */
 static void write_results(const ln_bench_case *cases, size_t ncases, const ln_gb_result *res, size_t nres,
-                          ln_outfile *csv, const char *out, const char *json_path, const ln_bench_run_options *ro, uint64_t seed,
-                          int argc, char **argv)
+                          ln_outfile *csv, const char *out, const char *json_path, const ln_bench_run_options *ro,
+                          uint64_t seed, int argc, char **argv)
 {
     ln_bench_stats *st = calloc(ncases, sizeof *st);
     int *ran = calloc(ncases, sizeof *ran);
     char *meta_path = malloc(strlen(out) + 16);
     if (!st || !ran || !meta_path) ln_die("out of memory");
     for (size_t i = 0; i < ncases; i++) ran[i] = ln_bench_stats_of(res, nres, &cases[i], &st[i]);
-    ln_bench_results r = {.cases = cases, .ncases = ncases, .stats = st, .ran = ran, .quiet = ro->quiet,
+    ln_bench_results r = {.cases = cases,
+                          .ncases = ncases,
+                          .stats = st,
+                          .ran = ran,
+                          .quiet = ro->quiet,
                           .max_call_seconds = ro->max_call_seconds};
     size_t rows_written = ln_bench_write_rows(csv->f, &r);
     ln_out_commit(csv);
@@ -204,14 +209,19 @@ int cmd_bench(int argc, char **argv)
     gb_flags gbf = {0};
     split_gbench_flags(&argc, argv, &gbf);
 
-    static const struct option opts[] = {
-        {"kernels", required_argument, 0, 'k'}, {"D", required_argument, 0, 'D'},
-        {"bytes", required_argument, 0, 'b'},   {"rows", required_argument, 0, 'r'},
-        {"dist", required_argument, 0, 'd'},    {"eps", required_argument, 0, 'e'},
-        {"seed", required_argument, 0, 's'},    {"threads", required_argument, 0, 't'},
-        {"out", required_argument, 0, 'o'},     {"max-call-seconds", required_argument, 0, 'm'},
-        {"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"kernels", required_argument, 0, 'k'},
+                                         {"D", required_argument, 0, 'D'},
+                                         {"bytes", required_argument, 0, 'b'},
+                                         {"rows", required_argument, 0, 'r'},
+                                         {"dist", required_argument, 0, 'd'},
+                                         {"eps", required_argument, 0, 'e'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"max-call-seconds", required_argument, 0, 'm'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *kernels = "*", *Ds = "768,1024,4096,8192,16384", *bytes_list = NULL, *rows_list = NULL,
                *dists = "normal", *epss = "1e-5", *threads_list = "1", *out = "results/bench.csv";
     ln_bench_run_options ro = {0};
@@ -247,7 +257,8 @@ int cmd_bench(int argc, char **argv)
     g.nkernels = ln_select_kernels(kernels, &g.kernels, 0);
     if (g.nkernels == 0) ln_die_usage("bench: none of the kernels selected can run on this CPU");
     size_t *Dv = parse_counts(Ds, "--D", 1 << 24, &g.nD);
-    size_t *sizes = bytes_list ? parse_sizes(bytes_list, &g.nsizes) : parse_counts(rows_list, "--rows", 1LL << 32, &g.nsizes);
+    size_t *sizes =
+        bytes_list ? parse_sizes(bytes_list, &g.nsizes) : parse_counts(rows_list, "--rows", 1LL << 32, &g.nsizes);
     char **dist_specs = ln_split_list(dists, "--dist", &g.ndists);
     ln_dist *dv = malloc(g.ndists * sizeof *dv);
     char **eps_items = ln_split_list(epss, "--eps", &g.neps);
@@ -287,9 +298,11 @@ int cmd_bench(int argc, char **argv)
                          "--benchmark_min_time takes plain seconds, e.g. 0.1)",
                          gbf.argv[1]);
         }
-        if (nkernel_cases == 0) ln_die_usage("bench: no kernel benchmark to run: the kernels selected run at 1 thread only");
+        if (nkernel_cases == 0)
+            ln_die_usage("bench: no kernel benchmark to run: the kernels selected run at 1 thread only");
         ln_die_usage("bench: no kernel benchmark to run: --benchmark_filter selects none of the %zu kernel "
-                     "benchmarks (their names: add --benchmark_list_tests=true)", nkernel_cases);
+                     "benchmarks (their names: add --benchmark_list_tests=true)",
+                     nkernel_cases);
     }
 
     ln_meta_fields(seed, orig_argc, orig_argv, add_context_field, NULL);
@@ -297,14 +310,16 @@ int cmd_bench(int argc, char **argv)
     ln_gb_result *res;
     size_t nres = ln_bench_run(cases, ncases, &ro, &res);
     if (!gbf.listing) {
-        if (nres == 0) ln_die("bench: no benchmark ran (does --benchmark_filter match any? see --benchmark_list_tests=true)");
+        if (nres == 0)
+            ln_die("bench: no benchmark ran (does --benchmark_filter match any? see --benchmark_list_tests=true)");
         ln_out_commit(&json);
         write_results(cases, ncases, res, nres, &csv, out, json_path, &ro, seed, orig_argc, orig_argv);
     }
 
     free(res), free(cases), free(json_default), free(gbf.out_flag);
     for (size_t i = 0; i < g.ndists; i++) ln_dist_free(&dv[i]);
-    free(dv), free(ev), free(eps_items), free(dist_specs), free(Dv), free(sizes), free(g.kernels), free((void *)g.threads);
+    free(dv), free(ev), free(eps_items), free(dist_specs), free(Dv), free(sizes), free(g.kernels),
+        free((void *)g.threads);
     free(gbf.argv), free(orig_argv), free(gbf.filter_flag);
     return 0;
 }

@@ -23,8 +23,10 @@ static const char compare_help[] =
 
 int cmd_compare(int argc, char **argv)
 {
-    static const struct option opts[] = {{"threshold", required_argument, 0, 't'}, {"cross-machine", no_argument, 0, 'x'},
-                                         {"out", required_argument, 0, 'o'},       {"help", no_argument, 0, 'h'},
+    static const struct option opts[] = {{"threshold", required_argument, 0, 't'},
+                                         {"cross-machine", no_argument, 0, 'x'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     ln_compare_opts o = {.threshold = 0.05, .color = isatty(1)};
     int c;

@@ -57,7 +57,8 @@ static const char *shortest(double v, char *buf, size_t len)
 static void stem(char *buf, size_t len, const char *dir, const ln_kernel *k, size_t D, double eps, ln_shard sh)
 {
     int n = snprintf(buf, len, "%s/%s-D%zu-eps%g", dir, k->name, D, eps);
-    if (sh.count > 1 && n > 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "-shard%uof%u", sh.index + 1, sh.count);
+    if (sh.count > 1 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "-shard%uof%u", sh.index + 1, sh.count);
 }
 
 /* Writes a find's row (as exact doubles, for --dist file:) and its replay file; puts the
@@ -77,7 +78,8 @@ static void write_find(const char *st, const char *what, const ln_kernel *k, siz
     snprintf(path, sizeof path, "%s-%s", st, what);
     ln_replay_write_row(path, k->dtype, D, f->x, r->gamma, r->beta, eps);
     char e[32];
-    snprintf(repro, len, "lnbench accuracy --kernels %s --dist file:%s-%s.npy --gamma %s-gamma.npy --beta %s-beta.npy --eps %s",
+    snprintf(repro, len,
+             "lnbench accuracy --kernels %s --dist file:%s-%s.npy --gamma %s-gamma.npy --beta %s-beta.npy --eps %s",
              k->name, st, what, st, st, shortest(eps, e, sizeof e));
 }
 
@@ -105,14 +107,20 @@ static void csv_quoted(FILE *f, const char *s)
 int cmd_hunt(int argc, char **argv)
 {
     enum { O_KERNEL = 1, O_D, O_EPS, O_SECONDS, O_EVALS, O_STARTS, O_SEED, O_SHARD, O_OUT, O_CSV, O_QUIET, O_HELP };
-    static const struct option opts[] = {
-        {"kernel", required_argument, 0, O_KERNEL}, {"kernels", required_argument, 0, O_KERNEL},
-        {"D", required_argument, 0, O_D},           {"eps", required_argument, 0, O_EPS},
-        {"seconds", required_argument, 0, O_SECONDS}, {"evals", required_argument, 0, O_EVALS},
-        {"starts", required_argument, 0, O_STARTS}, {"seed", required_argument, 0, O_SEED},
-        {"shard", required_argument, 0, O_SHARD},   {"out", required_argument, 0, O_OUT},
-        {"csv", required_argument, 0, O_CSV},       {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+    static const struct option opts[] = {{"kernel", required_argument, 0, O_KERNEL},
+                                         {"kernels", required_argument, 0, O_KERNEL},
+                                         {"D", required_argument, 0, O_D},
+                                         {"eps", required_argument, 0, O_EPS},
+                                         {"seconds", required_argument, 0, O_SECONDS},
+                                         {"evals", required_argument, 0, O_EVALS},
+                                         {"starts", required_argument, 0, O_STARTS},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"shard", required_argument, 0, O_SHARD},
+                                         {"out", required_argument, 0, O_OUT},
+                                         {"csv", required_argument, 0, O_CSV},
+                                         {"quiet", no_argument, 0, O_QUIET},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     const char *kernels = "*", *out_dir = "results/hunt", *csv_path = NULL;
     ln_hunt_config cfg = {.D = 768, .eps = 1e-5, .seed = 1, .seconds = 30, .starts = 4, .shard = {0, 1}, .progress = 1};
     int evals_given = 0, seconds_given = 0, c;
@@ -139,7 +147,8 @@ int cmd_hunt(int argc, char **argv)
         case O_CSV: csv_path = optarg; break;
         case O_QUIET: cfg.progress = 0; break;
         case O_HELP: fputs(hunt_help, stdout); return 0;
-        default: ln_die_usage("hunt: unknown option or missing value '%s'; see 'lnbench hunt --help'", argv[optind - 1]);
+        default:
+            ln_die_usage("hunt: unknown option or missing value '%s'; see 'lnbench hunt --help'", argv[optind - 1]);
         }
     }
     if (optind < argc) ln_die_usage("hunt: unexpected argument '%s'", argv[optind]);
@@ -176,10 +185,11 @@ int cmd_hunt(int argc, char **argv)
         const char *verdict = !strcmp(u->verdict, "fail") ? "fail" : w->verdict;
         failed |= !strcmp(verdict, "fail");
         double gain = w->ratio / r.builtin_ratio.ratio;
-        printf("%s D=%zu eps=%g: worst ratio %.4g (max_norm %.4g u, bound %.4g u, kappa %.3g), %.3gx the built-in worst "
-               "%.4g (%s); verdict %s\n",
-               ks[i]->name, cfg.D, cfg.eps, w->ratio, w->max_norm, w->bound, w->kappa, gain, r.builtin_ratio.ratio,
-               r.builtin_ratio_dist, verdict);
+        printf(
+            "%s D=%zu eps=%g: worst ratio %.4g (max_norm %.4g u, bound %.4g u, kappa %.3g), %.3gx the built-in worst "
+            "%.4g (%s); verdict %s\n",
+            ks[i]->name, cfg.D, cfg.eps, w->ratio, w->max_norm, w->bound, w->kappa, gain, r.builtin_ratio.ratio,
+            r.builtin_ratio_dist, verdict);
         printf("  worst max_ulp %.10g%s (built-in worst %.10g, %s)%s\n", u->max_ulp,
                u->nonfinite ? " and non-finite outputs" : "", r.builtin_ulp.max_ulp, r.builtin_ulp_dist,
                u->max_ulp > 0.5 && r.builtin_ulp.max_ulp < 1 ? ": not correctly rounded" : "");
@@ -188,11 +198,13 @@ int cmd_hunt(int argc, char **argv)
                (unsigned long long)r.evals, r.seconds, w->found_after, u->found_after, st, repro, repro_ulp);
         printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);
         fflush(stdout);
-        fprintf(out.f, "%s,%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%u/%u,",
+        fprintf(out.f,
+                "%s,%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%"
+                "u/%u,",
                 ks[i]->name, ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm,
                 w->bound, w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
-                r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds,
-                (unsigned long long)r.evals, w->found_after, u->found_after, cfg.shard.index + 1, cfg.shard.count);
+                r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds, (unsigned long long)r.evals,
+                w->found_after, u->found_after, cfg.shard.index + 1, cfg.shard.count);
         csv_quoted(out.f, repro);
         fputc(',', out.f);
         csv_quoted(out.f, repro_ulp);

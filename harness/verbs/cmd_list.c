@@ -11,7 +11,8 @@
 
 static const char list_help[] =
     "usage: lnbench list [--csv] [--op OP]\n"
-    "Lists every kernel (of OP, with --op): name, dtype, algorithm, ISA, operator, whether this CPU (capped by LNBENCH_ISA)\n"
+    "Lists every kernel (of OP, with --op): name, dtype, algorithm, ISA, operator, whether this CPU (capped by "
+    "LNBENCH_ISA)\n"
     "can run it, and how it computes mean, variance and y, with the error bound it claims.\n"
     "  --csv    one line per kernel as CSV: name,dtype,algorithm,isa,available,how,op\n";
 
@@ -33,15 +34,17 @@ int cmd_list(int argc, char **argv)
     if (csv) puts("name,dtype,algorithm,isa,available,how,op");
     else
         printf("CPU: %s; features: %s\n\n%-*s %-5s %-16s %-11s %-5s %-13s %s\n", ln_cpu_model(),
-               ln_isa_names(ln_cpu_features(), isa, sizeof isa), w, "kernel", "dtype", "algorithm", "isa", "here",
-               "op", "how");
+               ln_isa_names(ln_cpu_features(), isa, sizeof isa), w, "kernel", "dtype", "algorithm", "isa", "here", "op",
+               "how");
     for (size_t i = 0; i < ln_kernel_count(); i++) {
         const ln_kernel *k = ln_kernel_at(i);
         if (ln_cli_op_given && k->op != ln_cli_op) continue;
         const char *dt = ln_fmt(k->dtype)->name, *here = ln_kernel_available(k) ? "yes" : "no", *op = ln_op_name(k->op);
         ln_kernel_algorithm(k, alg, sizeof alg);
         if (csv) printf("%s,%s,%s,%s,%s,\"%s\",%s\n", k->name, dt, alg, ln_kernel_isa_name(k), here, k->how, op);
-        else printf("%-*s %-5s %-16s %-11s %-5s %-13s %s\n", w, k->name, dt, alg, ln_kernel_isa_name(k), here, op, k->how);
+        else
+            printf("%-*s %-5s %-16s %-11s %-5s %-13s %s\n", w, k->name, dt, alg, ln_kernel_isa_name(k), here, op,
+                   k->how);
     }
     return 0;
 }

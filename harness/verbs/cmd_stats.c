@@ -121,8 +121,10 @@ static double round_sqrt_rational(const mpq_t v)
 
 int cmd_stats(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"skip", required_argument, 0, 's'}, {"as", required_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"skip", required_argument, 0, 's'},
+                                         {"as", required_argument, 0, 'a'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     long long skip = 0;
     int as = -1, c;
     optind = 1;

@@ -23,8 +23,8 @@ static const char summary_help[] =
     "A missing file leaves its columns as '-'.\n";
 
 typedef struct {
-    char *text;       /* the file, fields NUL-terminated in place */
-    char **cell;      /* rows x cols, row 0 the header */
+    char *text;  /* the file, fields NUL-terminated in place */
+    char **cell; /* rows x cols, row 0 the header */
     size_t rows, cols;
 } table;
 
@@ -63,7 +63,8 @@ static int read_csv(const char *path, table *t)
         w = p;
         if (end != ',') {
             if (t->rows == 0) t->cols = fields_in_row;
-            if (fields_in_row != t->cols) ln_die("%s: row %zu has %zu fields, the header %zu", path, t->rows, fields_in_row, t->cols);
+            if (fields_in_row != t->cols)
+                ln_die("%s: row %zu has %zu fields, the header %zu", path, t->rows, fields_in_row, t->cols);
             t->rows++;
             fields_in_row = 0;
         }
@@ -116,8 +117,8 @@ static double median_of(const table *t, const char *path, const char *name, cons
 typedef struct {
     const char *dist;
     double max_ulp, mean_ulp;
-    double nonfinite;   /* over every distribution */
-    double fails;       /* cases whose verdict is fail; NaN when the file has no verdict column */
+    double nonfinite; /* over every distribution */
+    double fails;     /* cases whose verdict is fail; NaN when the file has no verdict column */
 } hardest;
 
 /* The kernel's hardest distribution: the largest max_ulp over its rows (NaN, which means no
@@ -165,8 +166,10 @@ static void print_ulp(double v)
 
 int cmd_summary(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"bench", required_argument, 0, 'b'}, {"accuracy", required_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"bench", required_argument, 0, 'b'},
+                                         {"accuracy", required_argument, 0, 'a'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *bench_path = "results/bench.csv", *acc_path = "results/accuracy.csv";
     int c;
     optind = 1;
@@ -179,7 +182,8 @@ int cmd_summary(int argc, char **argv)
     if (optind < argc) ln_die_usage("summary: unexpected argument '%s'", argv[optind]);
     table bench, acc;
     int have_bench = read_csv(bench_path, &bench), have_acc = read_csv(acc_path, &acc);
-    if (!have_bench && !have_acc) ln_die("summary: neither %s nor %s can be read; run lnbench bench / accuracy first", bench_path, acc_path);
+    if (!have_bench && !have_acc)
+        ln_die("summary: neither %s nor %s can be read; run lnbench bench / accuracy first", bench_path, acc_path);
 
     printf("%-32s %10s %10s %7s  %-16s %10s %10s %9s %5s\n", "kernel", "GB/s cache", "GB/s mem", "bw mem",
            "hardest dist", "mean ulp", "max ulp", "nonfinite", "fails");

@@ -22,8 +22,8 @@ static void release(void)
 {
     if (!cached.prim) return;
     dnnl_primitive_destroy(cached.prim);
-    dnnl_memory_t *m[] = {&cached.src, &cached.ddst, &cached.dsrc, &cached.mean, &cached.var, &cached.scale,
-                          &cached.shift, &cached.dscale, &cached.dshift};
+    dnnl_memory_t *m[] = {&cached.src,   &cached.ddst,  &cached.dsrc,   &cached.mean,  &cached.var,
+                          &cached.scale, &cached.shift, &cached.dscale, &cached.dshift};
     for (size_t i = 0; i < sizeof m / sizeof *m; i++) dnnl_memory_destroy(*m[i]);
     free(cached.buf);
     cached.prim = NULL;
@@ -46,18 +46,19 @@ static void prepare(size_t rows, size_t D, float eps, dnnl_engine_t engine)
     ln_onednn_check(dnnl_memory_desc_init_by_tag(&vec_md, 1, vdims, dnnl_f32, dnnl_a), NAME, "memory_desc (scale)");
     dnnl_layer_normalization_desc_t fdesc, bdesc;
     dnnl_primitive_desc_t fpd, bpd;
-    ln_onednn_check(dnnl_layer_normalization_forward_desc_init(&fdesc, dnnl_forward_training, &data_md, &stat_md, eps,
-                                                               flags),
-                    NAME, "forward desc (hint)");
+    ln_onednn_check(
+        dnnl_layer_normalization_forward_desc_init(&fdesc, dnnl_forward_training, &data_md, &stat_md, eps, flags), NAME,
+        "forward desc (hint)");
     ln_onednn_check(dnnl_primitive_desc_create(&fpd, &fdesc, NULL, engine, NULL), NAME, "forward pd (hint)");
-    ln_onednn_check(dnnl_layer_normalization_backward_desc_init(&bdesc, dnnl_backward, &data_md, &data_md, &stat_md,
-                                                                eps, flags),
-                    NAME, "backward desc");
+    ln_onednn_check(
+        dnnl_layer_normalization_backward_desc_init(&bdesc, dnnl_backward, &data_md, &data_md, &stat_md, eps, flags),
+        NAME, "backward desc");
     ln_onednn_check(dnnl_primitive_desc_create(&bpd, &bdesc, NULL, engine, fpd), NAME, "backward pd");
     ln_onednn_check(dnnl_primitive_create(&cached.prim, bpd), NAME, "primitive_create");
     dnnl_primitive_desc_destroy(bpd);
     dnnl_primitive_desc_destroy(fpd);
-    memory(&cached.src, &data_md, engine), memory(&cached.ddst, &data_md, engine), memory(&cached.dsrc, &data_md, engine);
+    memory(&cached.src, &data_md, engine), memory(&cached.ddst, &data_md, engine),
+        memory(&cached.dsrc, &data_md, engine);
     memory(&cached.mean, &stat_md, engine), memory(&cached.var, &stat_md, engine);
     memory(&cached.scale, &vec_md, engine), memory(&cached.shift, &vec_md, engine);
     memory(&cached.dscale, &vec_md, engine), memory(&cached.dshift, &vec_md, engine);
@@ -67,7 +68,10 @@ static void prepare(size_t rows, size_t D, float eps, dnnl_engine_t engine)
     cached.rows = rows, cached.D = D, cached.eps = eps;
 }
 
-static void set(dnnl_memory_t m, const void *p) { ln_onednn_check(dnnl_memory_set_data_handle(m, (void *)p), NAME, "set_data_handle"); }
+static void set(dnnl_memory_t m, const void *p)
+{
+    ln_onednn_check(dnnl_memory_set_data_handle(m, (void *)p), NAME, "set_data_handle");
+}
 
 static void backward(const ln_args *a)
 {
@@ -85,10 +89,10 @@ static void backward(const ln_args *a)
     set(cached.mean, mean), set(cached.var, var), set(cached.scale, a->gamma ? a->gamma : ones);
     set(cached.shift, ones); /* not used by the gradients, but 2.6 asks for it with use_shift */
     set(cached.dscale, a->dgamma ? a->dgamma : dg), set(cached.dshift, a->dbeta ? a->dbeta : db);
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, cached.src},         {DNNL_ARG_DIFF_DST, cached.ddst},
-                              {DNNL_ARG_DIFF_SRC, cached.dsrc},   {DNNL_ARG_MEAN, cached.mean},
-                              {DNNL_ARG_VARIANCE, cached.var},    {DNNL_ARG_SCALE, cached.scale}, {DNNL_ARG_SHIFT, cached.shift},
-                              {DNNL_ARG_DIFF_SCALE, cached.dscale}, {DNNL_ARG_DIFF_SHIFT, cached.dshift}};
+    dnnl_exec_arg_t args[] = {
+        {DNNL_ARG_SRC, cached.src},     {DNNL_ARG_DIFF_DST, cached.ddst},     {DNNL_ARG_DIFF_SRC, cached.dsrc},
+        {DNNL_ARG_MEAN, cached.mean},   {DNNL_ARG_VARIANCE, cached.var},      {DNNL_ARG_SCALE, cached.scale},
+        {DNNL_ARG_SHIFT, cached.shift}, {DNNL_ARG_DIFF_SCALE, cached.dscale}, {DNNL_ARG_DIFF_SHIFT, cached.dshift}};
     ln_onednn_check(dnnl_primitive_execute(cached.prim, (dnnl_stream_t)stream, (int)(sizeof args / sizeof *args), args),
                     NAME, "primitive_execute");
     ln_onednn_check(dnnl_stream_wait((dnnl_stream_t)stream), NAME, "stream_wait");

@@ -26,7 +26,8 @@ extern "C" {
 #include "cpu.h"
 }
 
-namespace {
+namespace
+{
 
 at::ScalarType scalar_type(ln_dtype t)
 {
@@ -179,7 +180,4 @@ extern "C" int ln_torch_num_threads(void)
     return at::get_num_threads();
 }
 
-extern "C" const char *ln_torch_capability(void)
-{
-    return capability();
-}
+extern "C" const char *ln_torch_capability(void) { return capability(); }

@@ -27,8 +27,7 @@ static double bound(size_t n, double kappa)
 {
     const double u = 0x1p-24;
     double nn = (double)n;
-    return ln_bound_mean(nn, kappa, u, u) + ln_bound_var((4 * nn + 2) * kappa * kappa * u, u) +
-           ln_bound_epilogue(u, u);
+    return ln_bound_mean(nn, kappa, u, u) + ln_bound_var((4 * nn + 2) * kappa * kappa * u, u) + ln_bound_epilogue(u, u);
 }
 
 const ln_kernel ln_f32_naive_scalar = {

@@ -34,8 +34,8 @@ static inline void ln_f32_finish_row_or_redo(const ln_args *a, size_t r, float m
         return;
     }
     double mean_out, rstd_out;
-    ln_f32_row_f64((const float *)a->x + r * a->D, (float *)a->y + r * a->D, a->gamma, a->beta, a->D, a->eps,
-                   &mean_out, &rstd_out);
+    ln_f32_row_f64((const float *)a->x + r * a->D, (float *)a->y + r * a->D, a->gamma, a->beta, a->D, a->eps, &mean_out,
+                   &rstd_out);
     if (a->mean) a->mean[r] = mean_out;
     if (a->rstd) a->rstd[r] = rstd_out;
 }

@@ -11,7 +11,8 @@
  * two: exact; 1 on ordinary rows, where x * 1 and / 1 are the plain sums); mean unscaled.
  * Inlined, so that at s = 1 the compiler drops the multiplications: an ordinary row runs the
  * loops it ran before the fallback existed. */
-static inline __attribute__((always_inline)) void row_stats(const double *x, size_t n, double s, double *mean, double *ss)
+static inline __attribute__((always_inline)) void row_stats(const double *x, size_t n, double s, double *mean,
+                                                            double *ss)
 {
     double sum = 0.0, q = 0.0;
     for (size_t i = 0; i < n; i++) sum += x[i] * s;

@@ -28,7 +28,7 @@ static void forward(const ln_args *a)
 {
     const size_t D = a->D;
     const __m512bh ones = (__m512bh)_mm512_set1_epi16(0x3f80); /* bf16 1.0 */
-    if (D == 0 || a->rows == 0) return; /* nothing to normalize: no statistics either */
+    if (D == 0 || a->rows == 0) return;                        /* nothing to normalize: no statistics either */
     const int stream = a->rows * D * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * D;
@@ -61,8 +61,7 @@ static void forward(const ln_args *a)
         double mean_out = mean, rstd_out = rstd;
         if (ln_half_stats_ok(sum, ss, (double)ss / (double)D + a->eps))
             half_normalize(LN_BF16, x, y, a->gamma, a->beta, D, mean, rstd, HALF_EPI_F32, stream);
-        else
-            ln_half_row_f64(LN_BF16, x, y, a->gamma, a->beta, D, a->eps, &mean_out, &rstd_out);
+        else ln_half_row_f64(LN_BF16, x, y, a->gamma, a->beta, D, a->eps, &mean_out, &rstd_out);
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }

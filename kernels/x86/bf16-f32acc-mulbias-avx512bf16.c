@@ -14,7 +14,8 @@ static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW "as bf16-f32acc-twopass-avx512bf16 but y = fma(x, rstd, -mean*rstd): no x - mean, so " \
+#define HOW                                                                                \
+    "as bf16-f32acc-twopass-avx512bf16 but y = fma(x, rstd, -mean*rstd): no x - mean, so " \
     "const rows give ~|x|/sqrt(eps) 2^-24 instead of 0; bound adds kappa 2^-16 u_bf16"
 
 LN_HALF_KERNEL(ln_bf16_f32acc_mulbias_avx512bf16, "bf16-f32acc-mulbias", LN_BF16);

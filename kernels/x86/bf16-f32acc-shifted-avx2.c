@@ -8,8 +8,8 @@ static double bound(size_t n, double kappa) { return half_shifted_bound(n, kappa
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                      \
-    "bf16 widened by shift/mask; one pass: K = mean of the first 16 x, S1 = sum(x-K), "        \
+#define HOW                                                                                     \
+    "bf16 widened by shift/mask; one pass: K = mean of the first 16 x, S1 = sum(x-K), "         \
     "S2 = sum(x-K)^2 in fp32 (4 accumulators each), rows with (S1/n)^2 > var redone two-pass; " \
     "2-row pipeline; fp32 epilogue, integer rounding to bf16; bound ~1 u_bf16 + 10 (n/32) 2^-16"
 

@@ -8,9 +8,9 @@ static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                  \
+#define HOW                                                                                    \
     "bf16 widened by shift/mask (even/odd lanes), fp32 8-lane sums (4 accumulators) for mean " \
-    "then squared deviations (fma), fp32 epilogue, integer rounding to bf16 once; eps in "   \
+    "then squared deviations (fma), fp32 epilogue, integer rounding to bf16 once; eps in "     \
     "fp32; bound ~1 u_bf16 + (n/32) kappa 2^-16"
 
 LN_HALF_KERNEL(ln_bf16_f32acc_twopass_avx2, "bf16-f32acc-twopass", LN_BF16);

@@ -10,7 +10,8 @@ static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW "bf16 widened by shift/mask, fp32 16-lane sums (4 accumulators) for mean then squared " \
+#define HOW                                                                                      \
+    "bf16 widened by shift/mask, fp32 16-lane sums (4 accumulators) for mean then squared "      \
     "deviations (fma), 3-row pipeline up to D 3413, fp32 epilogue, vcvtne2ps2bf16 once; eps in " \
     "fp32; double path for overflowed/underflowed sums; bound ~1 u_bf16 + (n/64) kappa 2^-16"
 

@@ -24,9 +24,9 @@ static double bound(size_t n, double kappa)
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                          \
-    "fp32 statistics as f16-f32acc-shifted-avx512; epilogue in f16 (AVX512-FP16): "                \
-    "fma((x - mh) - ml, f16(rstd)*g, b), mean = mh + ml; fp32 epilogue where rstd is outside "       \
+#define HOW                                                                                    \
+    "fp32 statistics as f16-f32acc-shifted-avx512; epilogue in f16 (AVX512-FP16): "            \
+    "fma((x - mh) - ml, f16(rstd)*g, b), mean = mh + ml; fp32 epilogue where rstd is outside " \
     "[2^-12, 2^10]; bound ~14 u16 (4 f16 roundings on xhat)"
 
 LN_HALF_KERNEL(ln_f16_f32acc_f16epi_avx512fp16, "f16-f32acc-f16epi", LN_F16);

@@ -9,9 +9,9 @@ static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                        \
-    "F16C widening, fp32 16-lane sums (4 accumulators) for mean then squared deviations (fma), "   \
-    "3-row pipeline up to D 3413, fp32 epilogue, vcvtps2ph once; eps in fp32; double path for "    \
+#define HOW                                                                                      \
+    "F16C widening, fp32 16-lane sums (4 accumulators) for mean then squared deviations (fma), " \
+    "3-row pipeline up to D 3413, fp32 epilogue, vcvtps2ph once; eps in fp32; double path for "  \
     "overflowed/underflowed sums; bound ~1 u16 + (n/64) kappa 2^-13 u16"
 
 LN_HALF_KERNEL(ln_f16_f32acc_twopass_avx512, "f16-f32acc-twopass", LN_F16);

@@ -12,10 +12,7 @@
 
 static inline __mmask32 mask32(size_t n) { return n >= 32 ? 0xffffffffu : (__mmask32)((1u << n) - 1); }
 
-static inline __m512h load32(const void *p, __mmask32 m)
-{
-    return _mm512_castsi512_ph(_mm512_maskz_loadu_epi16(m, p));
-}
+static inline __m512h load32(const void *p, __mmask32 m) { return _mm512_castsi512_ph(_mm512_maskz_loadu_epi16(m, p)); }
 
 static void forward(const ln_args *a)
 {

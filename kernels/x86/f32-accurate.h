@@ -100,23 +100,23 @@ LN_INLINE vd out_half(vd xd, const void *g, const void *b, size_t i, size_t m, v
 }
 
 /* Outputs i..i+m of the row (m <= W), ordinary masked stores: heads and tails. */
-LN_INLINE void out_part(const float *x, float *y, const void *g, const void *b, size_t i, size_t m, vd k, vd rstd,
-                        vd c, int has_g, int has_b, int wide)
+LN_INLINE void out_part(const float *x, float *y, const void *g, const void *b, size_t i, size_t m, vd k, vd rstd, vd c,
+                        int has_g, int has_b, int wide)
 {
     size_t m0 = m < VD_W ? m : VD_W, m1 = m - m0;
     vd_store_f32_part(y + i, out_half(vd_load_f32_part(x + i, m0), g, b, i, m0, k, rstd, c, has_g, has_b, wide), m0);
     if (m1)
-        vd_store_f32_part(y + i + VD_W,
-                          out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b, wide),
-                          m1);
+        vd_store_f32_part(
+            y + i + VD_W,
+            out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b, wide), m1);
 }
 
 /* Normalizes x into y (shift K, d = S1/n, rstd) and, if has_next, takes the shifted sums of
  * the next row xn about Kn; prefetches the row pf (or none: NULL) into L2 meanwhile.
  * stream: non-temporal stores from the first vector-aligned y on. */
-LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void *b, double K, double d,
-                             double rstd_d, const float *xn, double Kn, const float *pf, size_t n, double *s1,
-                             double *s2, int has_g, int has_b, int has_next, int stream, int wide)
+LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void *b, double K, double d, double rstd_d,
+                             const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int has_g,
+                             int has_b, int has_next, int stream, int wide)
 {
     const vd k = vd_set1(K), rstd = vd_set1(rstd_d), c = vd_set1(-d * rstd_d), kn = vd_set1(Kn);
     vd s[2] = {vd_set1(0.0), vd_set1(0.0)}, q[2] = {s[0], s[0]};
@@ -142,11 +142,14 @@ LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void
 }
 
 static void pipeline(const float *x, float *y, const void *g, const void *b, double K, double d, double rstd,
-                     const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int stream, int wide)
+                     const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int stream,
+                     int wide)
 {
-#define BODY(G, B, N, S) (wide ? pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 1) \
-                               : pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 0))
-#define CASE(G, B) (xn ? (stream ? BODY(G, B, 1, 1) : BODY(G, B, 1, 0)) : (stream ? BODY(G, B, 0, 1) : BODY(G, B, 0, 0)))
+#define BODY(G, B, N, S)                                                                \
+    (wide ? pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 1) \
+          : pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 0))
+#define CASE(G, B) \
+    (xn ? (stream ? BODY(G, B, 1, 1) : BODY(G, B, 1, 0)) : (stream ? BODY(G, B, 0, 1) : BODY(G, B, 0, 0)))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 #undef BODY

@@ -23,18 +23,19 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     vf q0 = vf_set1(0.0f), q1 = q0, q2 = q0, q3 = q0, s0 = q0, s1 = q0, s2 = q0, s3 = q0;
     size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x0 and y, j walks x1 and x2 */
     if (i) vf_store_part(y, f32_norm_part(x0, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
-#define STAGES(k, q, s)                                                              \
-    do {                                                                             \
-        vf v = f32_norm_vec(x0, g, b, i + k * VF_W, vmean, vrstd, has_g, has_b);     \
-        vf d = vf_sub(vf_load(x1 + j + k * VF_W), vmean1);                           \
-        q = vf_fma(d, d, q);                                                         \
-        s = vf_add(s, vf_load(x2 + j + k * VF_W));                                   \
-        if (stream) vf_stream(y + i + k * VF_W, v);                                  \
-        else vf_store(y + i + k * VF_W, v);                                          \
+#define STAGES(k, q, s)                                                          \
+    do {                                                                         \
+        vf v = f32_norm_vec(x0, g, b, i + k * VF_W, vmean, vrstd, has_g, has_b); \
+        vf d = vf_sub(vf_load(x1 + j + k * VF_W), vmean1);                       \
+        q = vf_fma(d, d, q);                                                     \
+        s = vf_add(s, vf_load(x2 + j + k * VF_W));                               \
+        if (stream) vf_stream(y + i + k * VF_W, v);                              \
+        else vf_store(y + i + k * VF_W, v);                                      \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)
-            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + j + k), _MM_HINT_T1);
+            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float))
+                _mm_prefetch((const char *)(pf + j + k), _MM_HINT_T1);
         STAGES(0, q0, s0);
         STAGES(1, q1, s1);
         STAGES(2, q2, s2);
@@ -47,12 +48,11 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     *sum2 = f32_sum_from(x2, n, j, s);
 }
 
-static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd,
-                     const float *x1, float mean1, const float *x2, const float *pf, size_t n, double *ss1,
-                     double *sum2, int stream)
+static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd, const float *x1,
+                     float mean1, const float *x2, const float *pf, size_t n, double *ss1, double *sum2, int stream)
 {
-#define CASE(G, B)                                                                               \
-    (stream ? pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, 1)           \
+#define CASE(G, B)                                                                             \
+    (stream ? pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, 1) \
             : pipeline_body(x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
@@ -63,7 +63,10 @@ static float mean_of(const row_stats *s, size_t n) { return (float)(s->sum / (do
 /* Row r's output from its finished statistics: the vector normalization, or the double
  * fallback when the fp32 sums overflowed or the squares underflowed. Returns whether the vector
  * path applies. */
-static int row_ok(const row_stats *s, size_t n, double eps) { return ln_f32_stats_usable(s->sum, s->ss / (double)n, eps); }
+static int row_ok(const row_stats *s, size_t n, double eps)
+{
+    return ln_f32_stats_usable(s->sum, s->ss / (double)n, eps);
+}
 
 /* Long rows, whose three-row pipeline would not fit in L1: row by row as f32-twopass, the
  * variance pass (in cache) prefetching the next row so the memory stream does not stall. */
@@ -74,7 +77,8 @@ static void forward_long_rows(const ln_args *a, int stream)
         const float *x = (const float *)a->x + r * n;
         float *y = (float *)a->y + r * n;
         double mean_out, rstd_out;
-        f32_row_twopass(x, y, a->gamma, a->beta, n, a->eps, r + 1 < a->rows ? x + n : NULL, stream, &mean_out, &rstd_out);
+        f32_row_twopass(x, y, a->gamma, a->beta, n, a->eps, r + 1 < a->rows ? x + n : NULL, stream, &mean_out,
+                        &rstd_out);
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }
@@ -107,8 +111,8 @@ static void forward(const ln_args *a)
         const float rstd = (float)(1.0 / sqrt(s0->ss / (double)n + a->eps));
         double mean_out = mean, rstd_out = rstd;
         if (r + 2 < rows && row_ok(s0, n, a->eps)) {
-            pipeline(x0, y, a->gamma, a->beta, mean, rstd, x1, mean_of(s1, n), x2, stream && r + 3 < rows ? x2 + n : NULL, n,
-                     &s1->ss, &s2->sum, stream);
+            pipeline(x0, y, a->gamma, a->beta, mean, rstd, x1, mean_of(s1, n), x2,
+                     stream && r + 3 < rows ? x2 + n : NULL, n, &s1->ss, &s2->sum, stream);
         } else {
             /* the last two rows, or a row for the double fallback: the stages one by one */
             if (row_ok(s0, n, a->eps)) f32_normalize(x0, y, a->gamma, a->beta, n, mean, rstd, stream);
@@ -127,7 +131,7 @@ static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                       \
+#define HOW                                                                                      \
     "fp32 two-pass as f32-twopass (bit-identical) in a 3-row pipeline: one loop normalizes row " \
-    "r, sums (x-mean)^2 of r+1 and x of r+2; non-temporal stores above 32 MiB; var rel. error " \
+    "r, sums (x-mean)^2 of r+1 and x of r+2; non-temporal stores above 32 MiB; var rel. error "  \
     "<= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2; overflow or underflow rows redone in double"

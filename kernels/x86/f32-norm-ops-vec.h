@@ -73,8 +73,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_rmsnorm(lane_terms(n), 0x1p-24, 0x1p-24);
 }
 
-#define HOW                                                                                     \
-    "fp32 FMA sum of squares in 4W lanes (summed in double), then y = x rstd gamma + beta; "   \
+#define HOW                                                                                  \
+    "fp32 FMA sum of squares in 4W lanes (summed in double), then y = x rstd gamma + beta; " \
     "rel. error of mean(x^2) + eps (n/(4W) + 4) u"
 
 #else
@@ -120,8 +120,8 @@ static void forward(const ln_args *a)
 
 static double bound(size_t n, double kappa) { return ln_bound_norm_bwd(lane_terms(n), kappa, 0x1p-24, 0x1p-24); }
 
-#define HOW                                                                                        \
-    "fp32: one pass over dy, x for sum g, sum g xhat (4W FMA lanes, summed in double) and the "   \
+#define HOW                                                                                     \
+    "fp32: one pass over dy, x for sum g, sum g xhat (4W FMA lanes, summed in double) and the " \
     "fp32 dgamma, dbeta sums; one for dx; dx error 2 (n/(4W) + 9) kappa u"
 
 #endif

@@ -49,7 +49,8 @@ LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean,
     vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
         if (pf)
-            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + j + k), _MM_HINT_T1);
+            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float))
+                _mm_prefetch((const char *)(pf + j + k), _MM_HINT_T1);
         vf d0 = vf_sub(vf_load(x + j), m), d1 = vf_sub(vf_load(x + j + VF_W), m);
         vf d2 = vf_sub(vf_load(x + j + 2 * VF_W), m), d3 = vf_sub(vf_load(x + j + 3 * VF_W), m);
         a0 = vf_fma(d0, d0, a0);
@@ -76,14 +77,14 @@ static inline double f32_row_sq_dev(const float *x, size_t n, float mean, const 
 
 /* One output vector (x - mean) * (rstd * g) + b at element i: all of it, or its first m < W
  * elements (part). */
-LN_INLINE vf f32_norm_vec(const float *x, const float *g, const float *b, size_t i, vf vmean, vf vrstd,
-                          int has_g, int has_b)
+LN_INLINE vf f32_norm_vec(const float *x, const float *g, const float *b, size_t i, vf vmean, vf vrstd, int has_g,
+                          int has_b)
 {
     vf s = has_g ? vf_mul(vrstd, vf_load(g + i)) : vrstd;
     return vf_fma(vf_sub(vf_load(x + i), vmean), s, has_b ? vf_load(b + i) : vf_set1(0.0f));
 }
-LN_INLINE vf f32_norm_part(const float *x, const float *g, const float *b, size_t i, size_t m, vf vmean,
-                           vf vrstd, int has_g, int has_b)
+LN_INLINE vf f32_norm_part(const float *x, const float *g, const float *b, size_t i, size_t m, vf vmean, vf vrstd,
+                           int has_g, int has_b)
 {
     vf s = has_g ? vf_mul(vrstd, vf_load_part(g + i, m)) : vrstd;
     return vf_fma(vf_sub(vf_load_part(x + i, m), vmean), s, has_b ? vf_load_part(b + i, m) : vf_set1(0.0f));
@@ -96,8 +97,8 @@ LN_INLINE vf f32_norm_part(const float *x, const float *g, const float *b, size_
 /* Elements i..n-1 of the normalization (with stream, y + i must be vector-aligned): the tail
  * of f32_normalize_body and of the row pipelines, which normalize the bulk of a row fused with
  * other rows' sums. */
-LN_INLINE void f32_normalize_from(const float *x, float *y, const float *g, const float *b, size_t i,
-                                  size_t n, vf vmean, vf vrstd, int has_g, int has_b, int stream)
+LN_INLINE void f32_normalize_from(const float *x, float *y, const float *g, const float *b, size_t i, size_t n,
+                                  vf vmean, vf vrstd, int has_g, int has_b, int stream)
 {
     for (; i + VF_W <= n; i += VF_W) {
         vf v = f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b);
@@ -107,9 +108,8 @@ LN_INLINE void f32_normalize_from(const float *x, float *y, const float *g, cons
     if (i < n) vf_store_part(y + i, f32_norm_part(x, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
 }
 
-LN_INLINE void f32_normalize_body(const float *x, float *y, const float *g, const float *b,
-                                  size_t n, float mean, float rstd, int has_g, int has_b,
-                                  int stream)
+LN_INLINE void f32_normalize_body(const float *x, float *y, const float *g, const float *b, size_t n, float mean,
+                                  float rstd, int has_g, int has_b, int stream)
 {
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd);
     size_t i = stream ? f32_stream_lead(y, n) : 0;
@@ -118,11 +118,12 @@ LN_INLINE void f32_normalize_body(const float *x, float *y, const float *g, cons
 }
 
 /* y must be 4-byte aligned, as any float array is. */
-static inline void f32_normalize(const float *x, float *y, const float *g, const float *b, size_t n,
-                                 float mean, float rstd, int stream)
+static inline void f32_normalize(const float *x, float *y, const float *g, const float *b, size_t n, float mean,
+                                 float rstd, int stream)
 {
-#define CASE(G, B) (stream ? f32_normalize_body(x, y, g, b, n, mean, rstd, G, B, 1) \
-                           : f32_normalize_body(x, y, g, b, n, mean, rstd, G, B, 0))
+#define CASE(G, B)                                                   \
+    (stream ? f32_normalize_body(x, y, g, b, n, mean, rstd, G, B, 1) \
+            : f32_normalize_body(x, y, g, b, n, mean, rstd, G, B, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }

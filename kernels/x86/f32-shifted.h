@@ -27,8 +27,7 @@ LN_INLINE float shift_of(const float *x, size_t n)
 /* sum (x - K) and sum (x - K)^2 over x[j..n) into the partial sums s, q (which the caller may
  * have started on x[0..j), j a multiple of 4 W), returned in double: grouped the same wherever
  * the loop was entered, so the pipelined and the plain row agree bit for bit. */
-LN_INLINE void shifted_sums_from(const float *x, size_t n, size_t j, float K, vf s[4], vf q[4], double *s1,
-                                 double *s2)
+LN_INLINE void shifted_sums_from(const float *x, size_t n, size_t j, float K, vf s[4], vf q[4], double *s1, double *s2)
 {
     const vf k = vf_set1(K);
     vf s0 = s[0], sa = s[1], sb = s[2], sc = s[3], q0 = q[0], qa = q[1], qb = q[2], qc = q[3];
@@ -79,7 +78,8 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)
-            for (size_t c = 0; c < 4 * VF_W; c += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + j + c), _MM_HINT_T1);
+            for (size_t c = 0; c < 4 * VF_W; c += 64 / sizeof(float))
+                _mm_prefetch((const char *)(pf + j + c), _MM_HINT_T1);
         STAGES(0);
         STAGES(1);
         STAGES(2);
@@ -90,11 +90,11 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     shifted_sums_from(x1, n, j, K1, s, q, s1, s2);
 }
 
-static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd,
-                     const float *x1, float K1, const float *pf, size_t n, double *s1, double *s2, int stream)
+static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd, const float *x1,
+                     float K1, const float *pf, size_t n, double *s1, double *s2, int stream)
 {
-#define CASE(G, B)                                                                               \
-    (stream ? pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 1)                     \
+#define CASE(G, B)                                                                   \
+    (stream ? pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 1) \
             : pipeline_body(x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
@@ -147,8 +147,8 @@ LN_INLINE void shifted_block(const float *x, size_t j, size_t j1, float K, vf s[
     s[0] = s0, s[1] = sa, s[2] = sb, s[3] = sc, q[0] = q0, q[1] = qa, q[2] = qb, q[3] = qc;
 }
 
-LN_INLINE void group_body(row_group *G, const float *g, const float *b, const float *pf, size_t n, int has_g,
-                          int has_b, int stream)
+LN_INLINE void group_body(row_group *G, const float *g, const float *b, const float *pf, size_t n, int has_g, int has_b,
+                          int stream)
 {
     vf s[GROUP][4], q[GROUP][4];
     for (size_t k = 0; k < GROUP; k++)
@@ -163,9 +163,11 @@ LN_INLINE void group_body(row_group *G, const float *g, const float *b, const fl
             if (j < send) shifted_block(G->x1[k], j, send, G->K1[k], s[k], q[k]);
         if (pf)
             for (size_t k = 0; k < GROUP; k++)
-                for (size_t c = 0; c < len; c += 64 / sizeof(float)) _mm_prefetch((const char *)(pf + k * n + j + c), _MM_HINT_T1);
+                for (size_t c = 0; c < len; c += 64 / sizeof(float))
+                    _mm_prefetch((const char *)(pf + k * n + j + c), _MM_HINT_T1);
     }
-    for (size_t k = 0; k < G->count1; k++) shifted_sums_from(G->x1[k], n, nsum, G->K1[k], s[k], q[k], &G->s1[k], &G->s2[k]);
+    for (size_t k = 0; k < G->count1; k++)
+        shifted_sums_from(G->x1[k], n, nsum, G->K1[k], s[k], q[k], &G->s1[k], &G->s2[k]);
 }
 
 static void group(row_group *G, const float *g, const float *b, const float *pf, size_t n, int stream)
@@ -315,15 +317,16 @@ static double bound(size_t n, double kappa)
     const double u = 0x1p-24, t = sqrt(2.0);
     double m = ceil((double)n / (4.0 * VF_W)), e = (m + 3.0) * u;
     if (e > 0.05) return INFINITY;
-    double shifted = ln_bound_mean(1.0, kappa, u, u) + ln_bound_mean(m + 3.0, t, u, u) +
-                     ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * u, u) +
-                     ln_bound_epilogue(u, u);
+    double shifted =
+        ln_bound_mean(1.0, kappa, u, u) + ln_bound_mean(m + 3.0, t, u, u) +
+        ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * u, u) +
+        ln_bound_epilogue(u, u);
     return fmax(shifted, f32_lanes_bound(n, kappa, 4 * VF_W, 0.0));
 }
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                       \
+#define HOW                                                                                      \
     "fp32 shifted data, one pass: K = mean of the first W x, S1 = sum(x-K), S2 = sum(x-K)^2 in " \
     "4 vector accumulators; var = S2/n - (S1/n)^2; rows with (S1/n)^2 > var redone two-pass; "   \
     "2-row pipeline (normalize r, sums of r+1); var rel. error <= 10 (n/(4W)+3) u; overflow or " \

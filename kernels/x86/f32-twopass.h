@@ -23,6 +23,6 @@ static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
 #define HOW                                                                                    \
-    "fp32 two-pass, 4 vector accumulators for the mean then for sum (x-mean)^2 (fma), lanes " \
-    "added in double; var rel. error <= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2; overflow or "  \
+    "fp32 two-pass, 4 vector accumulators for the mean then for sum (x-mean)^2 (fma), lanes "  \
+    "added in double; var rel. error <= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2; overflow or " \
     "underflow rows redone in double"

@@ -94,12 +94,12 @@ static double bound(size_t n, double kappa)
     const double u = 0x1p-24, lanes = ACC * VF_W;
     double m = ceil((double)n / lanes) + 1.0, lg = log2(lanes), kp = kappa + 1.0;
     double c = 2.0 * m + 2.0 * lg + 4.0;
-    return ln_bound_mean(c, kappa, u, u) + ln_bound_var((4.0 * m + 4.0 * lg + 6.0) * kp * u + (c * u * kp) * (c * u * kp), u) +
-           ln_bound_epilogue(u, u);
+    return ln_bound_mean(c, kappa, u, u) +
+           ln_bound_var((4.0 * m + 4.0 * lg + 6.0) * kp * u + (c * u * kp) * (c * u * kp), u) + ln_bound_epilogue(u, u);
 }
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                       \
+#define HOW                                                                                        \
     "fp32 Welford per lane (4 vector sets, shared 1/k), sets and lanes merged by Chan's formula; " \
     "M2 rel. error <= 4 (n/(4W) + 2 log2(4W)) kappa u; overflow or underflow rows redone in double"

@@ -52,8 +52,8 @@ static double row_sq_dev(const double *x, size_t n, double mean, double scale)
     return vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
 }
 
-LN_INLINE void normalize_body(const double *x, double *y, const double *g, const double *b, size_t n,
-                              double mean, double rstd, int has_g, int has_b)
+LN_INLINE void normalize_body(const double *x, double *y, const double *g, const double *b, size_t n, double mean,
+                              double rstd, int has_g, int has_b)
 {
     const vd m = vd_set1(mean), r = vd_set1(rstd), zero = vd_set1(0.0);
     size_t i = 0;
@@ -68,8 +68,7 @@ LN_INLINE void normalize_body(const double *x, double *y, const double *g, const
     }
 }
 
-static void normalize(const double *x, double *y, const double *g, const double *b, size_t n, double mean,
-                      double rstd)
+static void normalize(const double *x, double *y, const double *g, const double *b, size_t n, double mean, double rstd)
 {
 #define CASE(G, B) normalize_body(x, y, g, b, n, mean, rstd, G, B)
     LN_SPECIALIZE_GB(g, b, CASE);
@@ -110,7 +109,7 @@ static double bound(size_t n, double kappa)
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
-#define HOW                                                                                   \
-    "fp64 two-pass, 4 vector accumulators for the mean then sum (x-mean)^2 (fma), pairwise " \
+#define HOW                                                                                    \
+    "fp64 two-pass, 4 vector accumulators for the mean then sum (x-mean)^2 (fma), pairwise "   \
     "lane sums; var rel. error <= (n/(4W)+log2(4W)+5) u + (n/(4W)+log2(4W)+2)^2 kappa^2 u^2; " \
     "rows whose squares overflow or underflow redone scaled by 2^-+512"

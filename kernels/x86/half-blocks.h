@@ -23,14 +23,14 @@ void ln_half_block_load_avx512(ln_dtype t, const uint16_t *in, float *out);
 void ln_half_block_load_avx512bf16(ln_dtype t, const uint16_t *in, float *out);
 
 /* The definitions, one line in each half-blocks-<isa>.c (after half-vec.h). */
-#define LN_HALF_BLOCKS_DEFINE(isa)                                                               \
+#define LN_HALF_BLOCKS_DEFINE(isa)                                                                 \
     void ln_half_block_store_##isa(ln_dtype t, const float *in, uint16_t *out)                     \
     {                                                                                              \
-        for (int k = 0; k < LN_HALF_BLOCK; k += HB) half_block_store_in_order(t, in + k, out + k);         \
+        for (int k = 0; k < LN_HALF_BLOCK; k += HB) half_block_store_in_order(t, in + k, out + k); \
     }                                                                                              \
     void ln_half_block_load_##isa(ln_dtype t, const uint16_t *in, float *out)                      \
     {                                                                                              \
-        for (int k = 0; k < LN_HALF_BLOCK; k += HB) half_block_load_in_order(t, in + k, out + k);          \
+        for (int k = 0; k < LN_HALF_BLOCK; k += HB) half_block_load_in_order(t, in + k, out + k);  \
     }
 
 #endif

@@ -38,11 +38,12 @@ LN_INLINE void shifted_step(four_sums *s, four_sums *q, vf_pair v, vf_pair w, vf
 /* sum (x - K) and sum (x - K)^2 over x[j..n) into s and q (which the caller may have started on
  * x[0..j), j a multiple of 2 HB), returned in double: grouped the same wherever the loop was
  * entered, so a row's statistics do not depend on whether the pipeline took them. */
-LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, float K, four_sums s, four_sums q,
-                                      double *s1, double *s2)
+LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, size_t j, float K, four_sums s,
+                                      four_sums q, double *s1, double *s2)
 {
     const vf k = vf_set1(K);
-    for (; j + 2 * HB <= n; j += 2 * HB) shifted_step(&s, &q, half_block_load(t, x + j), half_block_load(t, x + j + HB), k);
+    for (; j + 2 * HB <= n; j += 2 * HB)
+        shifted_step(&s, &q, half_block_load(t, x + j), half_block_load(t, x + j + HB), k);
     if (j + HB <= n) {
         vf_pair v = half_block_load(t, x + j);
         vf da = vf_sub(v.a, k), db = vf_sub(v.b, k);
@@ -64,8 +65,8 @@ LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, s
  * row pf (or none: NULL) into L2. */
 LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
                                           const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
-                                          const uint16_t *pf, size_t n, double *s1, double *s2, int has_g,
-                                          int has_b, int epi, int stream)
+                                          const uint16_t *pf, size_t n, double *s1, double *s2, int has_g, int has_b,
+                                          int epi, int stream)
 {
     const hconst c = half_consts(mean, rstd, epi);
     const vf k = vf_set1(K1);
@@ -86,7 +87,7 @@ static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_
                                          const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
                                          const uint16_t *pf, size_t n, double *s1, double *s2, int epi, int stream)
 {
-#define BODY(G, B, E) \
+#define BODY(G, B, E)                                                                                   \
     (stream ? half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, 1) \
             : half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, 0))
 #ifdef __AVX512FP16__
@@ -166,9 +167,10 @@ static inline double half_shifted_bound(size_t n, double kappa, double us)
     const double ua = 0x1p-24, t = sqrt(2.0);
     double m = ceil((double)n / (4.0 * VF_W)), e = (m + 3.0) * ua;
     if (e > 0.05) return INFINITY;
-    double shifted = ln_bound_mean(1.0, kappa, ua, us) + ln_bound_mean(m + 3.0, t, ua, us) +
-                     ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * ua, us) +
-                     ln_bound_epilogue(ua, us);
+    double shifted =
+        ln_bound_mean(1.0, kappa, ua, us) + ln_bound_mean(m + 3.0, t, ua, us) +
+        ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * ua, us) +
+        ln_bound_epilogue(ua, us);
     return fmax(shifted, half_twopass_bound(n, kappa, us));
 }
 

@@ -30,7 +30,10 @@ typedef struct {
     vf a0, b0, a1, b1;
 } four_sums;
 
-LN_INLINE four_sums four_sums_zero(void) { return (four_sums){vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)}; }
+LN_INLINE four_sums four_sums_zero(void)
+{
+    return (four_sums){vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
+}
 
 LN_INLINE void sum_step(four_sums *s, vf_pair v, vf_pair w)
 {
@@ -65,7 +68,10 @@ LN_INLINE double half_row_sum_from(ln_dtype t, const uint16_t *x, size_t n, size
     return acc4_sum(s);
 }
 
-LN_INLINE double half_row_sum(ln_dtype t, const uint16_t *x, size_t n) { return half_row_sum_from(t, x, n, 0, four_sums_zero()); }
+LN_INLINE double half_row_sum(ln_dtype t, const uint16_t *x, size_t n)
+{
+    return half_row_sum_from(t, x, n, 0, four_sums_zero());
+}
 
 /* The sum of (x - mean)^2 the same way (fma); pf: a row to prefetch meanwhile (the next one:
  * this pass runs from cache, so the hardware prefetcher would not fetch it), or NULL. */
@@ -160,16 +166,17 @@ LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const 
         const __mmask32 m = half_block_mask(k);
         const __m512i z = _mm512_setzero_si512();
         _mm512_mask_storeu_epi16(y + j, m,
-                                 half_norm_f16(_mm512_maskz_loadu_epi16(m, x + j), has_g ? _mm512_maskz_loadu_epi16(m, g + j) : z,
+                                 half_norm_f16(_mm512_maskz_loadu_epi16(m, x + j),
+                                               has_g ? _mm512_maskz_loadu_epi16(m, g + j) : z,
                                                has_b ? _mm512_maskz_loadu_epi16(m, b + j) : z, c, has_g, has_b));
         return;
     }
 #endif
     const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
     half_block_store_part(t, y + j,
-                  half_norm(half_block_load_part(t, x + j, k), has_g ? half_block_load_part(t, g + j, k) : none,
-                            has_b ? half_block_load_part(t, b + j, k) : none, c, has_g, has_b, epi),
-                  k);
+                          half_norm(half_block_load_part(t, x + j, k), has_g ? half_block_load_part(t, g + j, k) : none,
+                                    has_b ? half_block_load_part(t, b + j, k) : none, c, has_g, has_b, epi),
+                          k);
 }
 
 /* The full block of outputs at element i. */
@@ -188,16 +195,15 @@ LN_INLINE void half_norm_block(ln_dtype t, const uint16_t *x, uint16_t *y, const
 #endif
     const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
     half_block_store(t, y + i,
-             half_norm(half_block_load(t, x + i), has_g ? half_block_load(t, g + i) : none, has_b ? half_block_load(t, b + i) : none, c,
-                       has_g, has_b, epi),
-             stream);
+                     half_norm(half_block_load(t, x + i), has_g ? half_block_load(t, g + i) : none,
+                               has_b ? half_block_load(t, b + i) : none, c, has_g, has_b, epi),
+                     stream);
 }
 
 /* Outputs i..n-1 (with stream, y + i must be vector-aligned): the rest of a row whose bulk a
  * row pipeline normalized, or all of it. */
-LN_INLINE void half_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
-                                   const uint16_t *b, size_t i, size_t n, hconst c, int has_g,
-                                   int has_b, int epi, int stream)
+LN_INLINE void half_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                                   size_t i, size_t n, hconst c, int has_g, int has_b, int epi, int stream)
 {
     for (; i + HB <= n; i += HB) half_norm_block(t, x, y, g, b, i, c, has_g, has_b, epi, stream);
     if (i < n) half_norm_part(t, x, y, g, b, i, n - i, c, has_g, has_b, epi);
@@ -211,9 +217,8 @@ LN_INLINE size_t half_stream_lead(const uint16_t *y, size_t n, int stream)
 }
 
 /* stream: non-temporal stores from the first vector-aligned y on. */
-LN_INLINE void half_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g,
-                                   const uint16_t *b, size_t n, float mean, float rstd, int has_g, int has_b,
-                                   int epi, int stream)
+LN_INLINE void half_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
+                                   size_t n, float mean, float rstd, int has_g, int has_b, int epi, int stream)
 {
     const hconst c = half_consts(mean, rstd, epi);
     size_t i = half_stream_lead(y, n, stream);
@@ -224,8 +229,9 @@ LN_INLINE void half_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, c
 LN_INLINE void half_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
                               size_t n, float mean, float rstd, int epi, int stream)
 {
-#define CASE(G, B) (stream ? half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, epi, 1) \
-                           : half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, epi, 0))
+#define CASE(G, B)                                                            \
+    (stream ? half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, epi, 1) \
+            : half_normalize_body(t, x, y, g, b, n, mean, rstd, G, B, epi, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
 }
@@ -246,8 +252,8 @@ LN_INLINE float half_mean(double sum, size_t n) { return (float)(sum / (double)n
  * (prefetching the row pf, or none: NULL), the epilogue, or the double path. The statistics
  * used go to *mean_out and *rstd_out. */
 static inline void half_row_twopass(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                                    size_t n, double eps, const uint16_t *pf, int epi, int stream,
-                                    double *mean_out, double *rstd_out)
+                                    size_t n, double eps, const uint16_t *pf, int epi, int stream, double *mean_out,
+                                    double *rstd_out)
 {
     double sum = half_row_sum(t, x, n);
     float mean = half_mean(sum, n), rstd;
@@ -292,7 +298,7 @@ static inline void half_pipeline3(ln_dtype t, const uint16_t *x0, uint16_t *y, c
                                   float mean, float rstd, const uint16_t *x1, float mean1, const uint16_t *x2,
                                   const uint16_t *pf, size_t n, double *ss1, double *sum2, int epi, int stream)
 {
-#define CASE(G, B)                                                                                               \
+#define CASE(G, B)                                                                                           \
     (stream ? half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 1) \
             : half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 0))
     LN_SPECIALIZE_GB(g, b, CASE);

@@ -38,14 +38,14 @@ LN_INLINE vf_pair half_block_widen(ln_dtype t, __m256i v)
     if (t == LN_F16)
         return (vf_pair){_mm256_cvtph_ps(_mm256_castsi256_si128(v)), _mm256_cvtph_ps(_mm256_extracti128_si256(v, 1))};
     return (vf_pair){_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
-                 _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u)))};
+                     _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u)))};
 }
 
 LN_INLINE vf_pair half_block_load(ln_dtype t, const uint16_t *p)
 {
     if (t == LN_F16) /* vcvtph2ps straight from memory */
         return (vf_pair){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
-                     _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
+                         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
     return half_block_widen(t, _mm256_loadu_si256((const __m256i *)p));
 }
 
@@ -71,7 +71,8 @@ LN_INLINE __m256i bf16_pack(vf_pair v)
     const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
     __m256 unord = _mm256_cmp_ps(v.a, v.b, _CMP_UNORD_Q); /* lanes where either is NaN */
     if (__builtin_expect(!_mm256_testz_ps(unord, unord), 0))
-        return _mm256_or_si256(_mm256_srli_epi32(bf16_round_hi(v.a, 1), 16), _mm256_and_si256(bf16_round_hi(v.b, 1), hi));
+        return _mm256_or_si256(_mm256_srli_epi32(bf16_round_hi(v.a, 1), 16),
+                               _mm256_and_si256(bf16_round_hi(v.b, 1), hi));
     /* no NaN: the top halves of a and b and, beside them, their low halves as packed 16-bit
      * words; a word rounds up where low + lsb > 0x8000 (nearest, ties to even; the carry walks
      * into the exponent), compared unsigned through a flip of the sign bit */
@@ -133,9 +134,15 @@ LN_INLINE void half_block_store_words_part(uint16_t *p, __m256i v, size_t n)
 }
 
 /* The first n < HB elements (the rest of the block reads as 0). */
-LN_INLINE vf_pair half_block_load_part(ln_dtype t, const uint16_t *p, size_t n) { return half_block_widen(t, half_block_words_part(p, n)); }
+LN_INLINE vf_pair half_block_load_part(ln_dtype t, const uint16_t *p, size_t n)
+{
+    return half_block_widen(t, half_block_words_part(p, n));
+}
 
-LN_INLINE void half_block_store_part(ln_dtype t, uint16_t *p, vf_pair v, size_t n) { half_block_store_words_part(p, half_block_narrow(t, v), n); }
+LN_INLINE void half_block_store_part(ln_dtype t, uint16_t *p, vf_pair v, size_t n)
+{
+    half_block_store_words_part(p, half_block_narrow(t, v), n);
+}
 
 /* v with the lanes of elements n .. HB-1 zeroed: the lane mask is a block of 16-bit all-ones
  * or zeros laid out as half_block_load does, each half sign-extended to 32 bits. */
@@ -165,14 +172,14 @@ LN_INLINE vf_pair half_block_widen(ln_dtype t, __m512i v)
     if (t == LN_F16)
         return (vf_pair){_mm512_cvtph_ps(_mm512_castsi512_si256(v)), _mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1))};
     return (vf_pair){_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)),
-                 _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u)))};
+                     _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u)))};
 }
 
 LN_INLINE vf_pair half_block_load(ln_dtype t, const uint16_t *p)
 {
     if (t == LN_F16) /* vcvtph2ps straight from memory */
         return (vf_pair){_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)),
-                     _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 16)))};
+                         _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 16)))};
     return half_block_widen(t, _mm512_loadu_si512(p));
 }
 
@@ -275,9 +282,14 @@ static inline void half_block_store_in_order(ln_dtype t, const float *in, uint16
 /* LN_VEC_KERNEL for this file's ISA: files built with AVX512-FP16 (f16 arithmetic) are named
  * "...-avx512fp16", those built with AVX512-BF16 (the bf16 AVX-512 kernels, whose rounding is
  * vcvtne2ps2bf16) "...-avx512bf16", and need that CPU bit. */
-#define LN_HALF_KERNEL_ISA(id, prefix, type, suffix, bit)                                          \
-    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME suffix, .dtype = type, .isa = LN_VEC_ISA | bit, \
-                          .forward = forward, .how = HOW, .bound = bound, .domain = DOMAIN,          \
+#define LN_HALF_KERNEL_ISA(id, prefix, type, suffix, bit)        \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME suffix, \
+                          .dtype = type,                         \
+                          .isa = LN_VEC_ISA | bit,               \
+                          .forward = forward,                    \
+                          .how = HOW,                            \
+                          .bound = bound,                        \
+                          .domain = DOMAIN,                      \
                           .agrees_nonfinite = AGREES_NONFINITE}
 #if defined(__AVX512FP16__)
 #define LN_HALF_KERNEL(id, prefix, type) LN_HALF_KERNEL_ISA(id, prefix, type, "fp16", LN_ISA_AVX512FP16)
@@ -291,6 +303,7 @@ static inline void half_block_store_in_order(ln_dtype t, const float *in, uint16
  * next rows of the row loops. Into L1, as the AVX-512 two-pass once did, its kernels were 6-26%
  * behind their AVX2 siblings from memory at D 4096 on Sapphire Rapids; into L2, 17% behind to 31%
  * ahead (two alternated runs each, a noisy VM). */
-#define HB_PREFETCH2(p) for (size_t k_ = 0; k_ < 2 * HB; k_ += 32) _mm_prefetch((const char *)((p) + k_), _MM_HINT_T1)
+#define HB_PREFETCH2(p) \
+    for (size_t k_ = 0; k_ < 2 * HB; k_ += 32) _mm_prefetch((const char *)((p) + k_), _MM_HINT_T1)
 
 #endif

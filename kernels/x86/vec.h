@@ -17,12 +17,12 @@
 
 /* CALL(G, B) with G = (g != NULL) and B = (b != NULL) as compile-time constants: an
  * always-inlined body then compiles to four variants with no gamma/beta branch inside. */
-#define LN_SPECIALIZE_GB(g, b, CALL)          \
-    do {                                      \
-        if ((g) && (b)) CALL(1, 1);           \
-        else if (g) CALL(1, 0);               \
-        else if (b) CALL(0, 1);               \
-        else CALL(0, 0);                      \
+#define LN_SPECIALIZE_GB(g, b, CALL) \
+    do {                             \
+        if ((g) && (b)) CALL(1, 1);  \
+        else if (g) CALL(1, 0);      \
+        else if (b) CALL(0, 1);      \
+        else CALL(0, 0);             \
     } while (0)
 
 #if defined(__AVX512F__)
@@ -53,10 +53,11 @@ LN_INLINE vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 /* lane i of the result is lane (i + k) mod W of v */
 LN_INLINE vf vf_rotate(vf v, int k)
 {
-    return _mm512_permutexvar_ps(_mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                                     _mm512_set1_epi32(k)),
-                                                    _mm512_set1_epi32(15)),
-                                 v);
+    return _mm512_permutexvar_ps(
+        _mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                          _mm512_set1_epi32(k)),
+                         _mm512_set1_epi32(15)),
+        v);
 }
 LN_INLINE float vf_first(vf v) { return _mm512_cvtss_f32(v); }
 /* lanes of v in double: the low and high halves */
@@ -173,10 +174,15 @@ LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v
 
 /* The ln_kernel of this file's algorithm for the ISA it is compiled for: the file defines
  * forward(), bound() and HOW. */
-#define LN_VEC_KERNEL(id, prefix, type)                                                       \
-    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, .dtype = type, .isa = LN_VEC_ISA, \
-                          .forward = forward, .how = HOW, .bound = bound,   \
-                          .domain = DOMAIN, .agrees_nonfinite = AGREES_NONFINITE}
+#define LN_VEC_KERNEL(id, prefix, type)                   \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, \
+                          .dtype = type,                  \
+                          .isa = LN_VEC_ISA,              \
+                          .forward = forward,             \
+                          .how = HOW,                     \
+                          .bound = bound,                 \
+                          .domain = DOMAIN,               \
+                          .agrees_nonfinite = AGREES_NONFINITE}
 
 /* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
  * written with ordinary stores before the non-temporal ones. */

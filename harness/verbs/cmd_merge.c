@@ -13,7 +13,7 @@ static const char merge_help[] =
     "Writes into DIR the results of every SRC as one set: SRC is a results folder or a CSV file\n"
     "(accuracy, conditioning, eps, bench or hunt; told by the start of its name, e.g.\n"
     "accuracy-3.csv, else by its columns). Per kind one CSV and its .meta.json (and bench.json);\n"
-    "summary, report, compare and the plots then read DIR like any results folder.\n"
+    "report, compare, summary and scripts/plots.sh then read DIR like any results folder.\n"
     "  --out DIR        the merged folder (created if missing)\n"
     "  --allow-missing  merge the shards that are there when some of a --shard K/N split are\n"
     "                   missing (the merge's .meta.json names them); default: exit 2\n"

@@ -22,6 +22,7 @@ static const struct {
     {"summary", cmd_summary, "one line per kernel from results/bench.csv and results/accuracy.csv"},
     {"report", cmd_report, "REPORT.md and report.html from a results folder, summary first"},
     {"compare", cmd_compare, "two runs' speed (Mann-Whitney U test) and accuracy side by side: exit 1 on a slowdown"},
+    {"merge", cmd_merge, "the shards or parts of a run (folders, CSV files) as one results folder"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 

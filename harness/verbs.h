@@ -11,5 +11,6 @@ int cmd_summary(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_hunt(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

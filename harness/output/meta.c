@@ -120,8 +120,14 @@ static void write_field(void *ctx, const char *key, const char *value, int quote
 
 void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv)
 {
+    ln_meta_write_json_extra(f, seed, argc, argv, NULL, NULL);
+}
+
+void ln_meta_write_json_extra(FILE *f, uint64_t seed, int argc, char **argv, const char *key, const char *value)
+{
     json_writer w = {.f = f};
     ln_meta_fields(seed, argc, argv, write_field, &w);
+    if (key) write_field(&w, key, value, 1);
     fputs("\n}", f);
 }
 

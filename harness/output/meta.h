@@ -9,6 +9,8 @@
  * isa_cap (LNBENCH_ISA), cores, compiler, cflags, mpfr_version, gbench_version, onednn,
  * git_commit, date (UTC, ISO 8601), hostname, seed, command (the argv given). */
 void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv);
+/* The same with one more string field at the end (key NULL: none), e.g. "shard": "2/3". */
+void ln_meta_write_json_extra(FILE *f, uint64_t seed, int argc, char **argv, const char *key, const char *value);
 /* The same fields one by one, in that order: fn(ctx, key, value, quoted), value as text
  * (command as a JSON array), quoted when it is a JSON string (numbers and command are not). */
 typedef void (*ln_meta_field_fn)(void *ctx, const char *key, const char *value, int quoted);

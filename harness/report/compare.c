@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "merge.h"
 #include "outfile.h"
 #include "results.h"
 #include "stats.h"
@@ -16,6 +17,7 @@
 
 #define P_SIGNIFICANT 0.05
 #define MAXREP 256
+#define MAXPATHS 64
 
 typedef struct {
     char name[256]; /* Google Benchmark's run name without "/real_time" */
@@ -28,11 +30,14 @@ typedef struct {
 
 typedef struct {
     char where[1024]; /* what was loaded, for messages */
-    char cpu[256], commit[64];
+    char cpu[256], commit[64], cpu_from[1024];
     series *s;
-    size_t ns, cap;
-    ln_table bench, acc; /* beside the JSON, when present */
-    int have_bench, have_acc;
+    size_t ns, cap, reps;
+    ln_table bench[MAXPATHS], acc; /* beside the JSON, when present: a bench.csv per path given */
+    size_t nbench;
+    int have_acc;
+    char *acc_path[MAXPATHS]; /* an accuracy.csv per path given, merged into acc */
+    size_t nacc;
 } run;
 
 static series *find_series(run *r, const char *name)
@@ -58,16 +63,16 @@ static void set_regime(run *r, series *s)
         bytes = strtod(p + 7, &end);
         bytes *= *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0 : *end == 'G' ? 1073741824.0 : 1;
     }
-    if (r->have_bench) {
-        int ck = ln_table_col(&r->bench, "kernel"), cD = ln_table_col(&r->bench, "D"),
-            cr = ln_table_col(&r->bench, "rows"), cb = ln_table_col(&r->bench, "bytes"),
-            cg = ln_table_col(&r->bench, "regime");
-        for (size_t i = 0; i < r->bench.rows; i++) {
-            if (strcmp(ln_table_cell(&r->bench, i, ck), s->kernel)) continue;
-            int same = s->probe ? ln_table_num(&r->bench, i, cb) == bytes
-                                : ln_table_num(&r->bench, i, cD) == D && ln_table_num(&r->bench, i, cr) == rows;
+    for (size_t b = 0; b < r->nbench; b++) {
+        const ln_table *t = &r->bench[b];
+        int ck = ln_table_col(t, "kernel"), cD = ln_table_col(t, "D"), cr = ln_table_col(t, "rows"),
+            cb = ln_table_col(t, "bytes"), cg = ln_table_col(t, "regime");
+        for (size_t i = 0; i < t->rows; i++) {
+            if (strcmp(ln_table_cell(t, i, ck), s->kernel)) continue;
+            int same = s->probe ? ln_table_num(t, i, cb) == bytes
+                                : ln_table_num(t, i, cD) == D && ln_table_num(t, i, cr) == rows;
             if (same) {
-                snprintf(s->regime, sizeof s->regime, "%s", ln_table_cell(&r->bench, i, cg));
+                snprintf(s->regime, sizeof s->regime, "%s", ln_table_cell(t, i, cg));
                 return;
             }
         }
@@ -99,7 +104,16 @@ static int load_json(run *r, const char *path)
     }
     const char *cpu = json_string_value(json_object_get(ctx, "cpu_model"));
     const char *commit = json_string_value(json_object_get(ctx, "git_commit"));
-    if (cpu && !*r->cpu) snprintf(r->cpu, sizeof r->cpu, "%s", cpu);
+    if (cpu && *r->cpu && strcmp(cpu, r->cpu)) { /* one median over two machines would mean neither */
+        fprintf(stderr,
+                "lnbench: compare: %s is from CPU '%s', %s from '%s': repetitions of different machines are not "
+                "pooled; compare them as separate runs (--cross-machine)\n",
+                path, cpu, r->cpu_from, r->cpu);
+        json_decref(root);
+        return 0;
+    }
+    if (cpu && !*r->cpu)
+        snprintf(r->cpu, sizeof r->cpu, "%s", cpu), snprintf(r->cpu_from, sizeof r->cpu_from, "%s", path);
     if (commit && !*r->commit) snprintf(r->commit, sizeof r->commit, "%s", commit);
     size_t i;
     json_t *e;
@@ -128,7 +142,7 @@ static int load_json(run *r, const char *path)
             snprintf(s->kernel, sizeof s->kernel, "%.*s", (int)strcspn(key, "/"), key);
             s->probe = !strncmp(s->kernel, "probe-", 6);
         }
-        if (s->n < MAXREP) s->gbps[s->n++] = bps / 1e9;
+        if (s->n < MAXREP) s->gbps[s->n++] = bps / 1e9, r->reps++;
     }
     json_decref(root);
     return 1;
@@ -146,22 +160,21 @@ static int exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-/* The CSVs beside a JSON (its folder), read once. */
-static void load_beside(run *r, const char *dir)
+/* The CSVs beside a JSON (its folder): the first of each kind for each path given. */
+static void load_beside(run *r, const char *dir, size_t path_index)
 {
     char p[1200];
     snprintf(p, sizeof p, "%s/bench.csv", dir);
-    if (!r->have_bench) r->have_bench = ln_table_read(p, &r->bench);
+    if (r->nbench == path_index && r->nbench < MAXPATHS && ln_table_read(p, &r->bench[r->nbench])) r->nbench++;
     snprintf(p, sizeof p, "%s/accuracy.csv", dir);
-    if (!r->have_acc) r->have_acc = ln_table_read(p, &r->acc);
+    if (r->nacc == path_index && r->nacc < MAXPATHS && exists(p))
+        if (asprintf(&r->acc_path[r->nacc++], "%s", p) < 0) ln_die("out of memory");
 }
 
 /* A bench.json; a folder with one; or a folder of runs (each sub-folder's bench.json), whose
  * repetitions are pooled (scripts/compare-commits.sh writes one run per alternation). */
-static int load_run(run *r, const char *path)
+static int load_path(run *r, const char *path, size_t path_index)
 {
-    memset(r, 0, sizeof *r);
-    snprintf(r->where, sizeof r->where, "%s", path);
     char p[1200], dir[1024];
     if (!is_dir(path)) {
         if (!exists(path)) return fprintf(stderr, "lnbench: compare: %s does not exist\n", path), 0;
@@ -170,12 +183,12 @@ static int load_run(run *r, const char *path)
         if (slash) *slash = 0;
         else snprintf(dir, sizeof dir, ".");
         if (!load_json(r, path)) return 0;
-        load_beside(r, dir);
+        load_beside(r, dir, path_index);
     } else {
         snprintf(p, sizeof p, "%s/bench.json", path);
         if (exists(p)) {
             if (!load_json(r, p)) return 0;
-            load_beside(r, path);
+            load_beside(r, path, path_index);
         } else {
             struct dirent **names = NULL;
             int n = scandir(path, &names, NULL, alphasort), loaded = 0;
@@ -184,7 +197,7 @@ static int load_run(run *r, const char *path)
                 if (names[i]->d_name[0] != '.' && exists(p)) {
                     if (!load_json(r, p)) loaded = -1000;
                     snprintf(dir, sizeof dir, "%s/%s", path, names[i]->d_name);
-                    load_beside(r, dir);
+                    load_beside(r, dir, path_index);
                     loaded++;
                 }
                 free(names[i]);
@@ -197,15 +210,35 @@ static int load_run(run *r, const char *path)
             }
         }
     }
-    if (!r->ns) return fprintf(stderr, "lnbench: compare: %s has no timed repetition\n", path), 0;
+    return 1;
+}
+
+/* One side of the comparison: every path's repetitions pooled (one CPU model), their
+ * accuracy.csv files merged (lnbench merge's rules). */
+static int load_run(run *r, const char *const *paths, size_t n, int allow_missing)
+{
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(r->where);
+        snprintf(r->where + len, sizeof r->where - len, "%s%s", i ? " + " : "", paths[i]);
+        size_t before = r->reps;
+        if (!load_path(r, paths[i], i)) return 0;
+        if (r->reps == before && n > 1)
+            return fprintf(stderr, "lnbench: compare: %s has no timed repetition\n", paths[i]), 0;
+    }
+    if (!r->ns) return fprintf(stderr, "lnbench: compare: %s has no timed repetition\n", r->where), 0;
     for (size_t i = 0; i < r->ns; i++) set_regime(r, &r->s[i]);
+    if (r->nacc == 1) r->have_acc = ln_table_read(r->acc_path[0], &r->acc);
+    else if (r->nacc > 1)
+        ln_merge_read(&r->acc, (const char *const *)r->acc_path, r->nacc, allow_missing), r->have_acc = 1;
     return 1;
 }
 
 static void free_run(run *r)
 {
     free(r->s);
-    ln_table_free(&r->bench);
+    for (size_t i = 0; i < r->nbench; i++) ln_table_free(&r->bench[i]);
+    for (size_t i = 0; i < r->nacc; i++) free(r->acc_path[i]);
     ln_table_free(&r->acc);
 }
 
@@ -268,8 +301,8 @@ static void accuracy_changes(run *a, run *b)
 int ln_compare(const ln_compare_opts *o)
 {
     run A, B;
-    if (!load_run(&A, o->base)) return LN_EXIT_USAGE;
-    if (!load_run(&B, o->new_)) return free_run(&A), LN_EXIT_USAGE;
+    if (!load_run(&A, o->base, o->nbase, o->allow_missing)) return free_run(&A), LN_EXIT_USAGE;
+    if (!load_run(&B, o->new_, o->nnew, o->allow_missing)) return free_run(&A), free_run(&B), LN_EXIT_USAGE;
     if (strcmp(A.cpu, B.cpu) && !o->cross_machine) {
         fprintf(stderr,
                 "lnbench: compare: the runs are from different CPUs ('%s' and '%s'): their GB/s do not compare; "
@@ -281,9 +314,9 @@ int ln_compare(const ln_compare_opts *o)
     char out_default[1200];
     const char *out = o->out_csv;
     if (!out) {
-        if (is_dir(o->new_)) snprintf(out_default, sizeof out_default, "%s/compare.csv", o->new_);
+        if (is_dir(o->new_[0])) snprintf(out_default, sizeof out_default, "%s/compare.csv", o->new_[0]);
         else {
-            snprintf(out_default, sizeof out_default, "%s", o->new_);
+            snprintf(out_default, sizeof out_default, "%s", o->new_[0]);
             char *slash = strrchr(out_default, '/');
             snprintf(slash ? slash + 1 : out_default,
                      sizeof out_default - (slash ? (size_t)(slash + 1 - out_default) : 0), "compare.csv");

@@ -4,12 +4,18 @@
 #ifndef LN_COMPARE_H
 #define LN_COMPARE_H
 
+#include <stddef.h>
+
 typedef struct {
-    const char *base, *new_; /* a results folder, a bench.json, or a folder of runs (*\/bench.json) */
-    double threshold;        /* fraction, e.g. 0.05 */
-    int cross_machine;       /* compare fractions of each machine's limit */
-    const char *out_csv;     /* NULL: compare.csv beside NEW */
-    int color;               /* ANSI colours in the table */
+    /* each a results folder, a bench.json, or a folder of runs (*\/bench.json); several on a
+     * side are pooled (one CPU model) and their accuracy.csv files merged */
+    const char *const *base, *const *new_;
+    size_t nbase, nnew;
+    double threshold;    /* fraction, e.g. 0.05 */
+    int cross_machine;   /* compare fractions of each machine's limit */
+    int allow_missing;   /* merge accuracy shards with some of the split missing */
+    const char *out_csv; /* NULL: compare.csv beside NEW */
+    int color;           /* ANSI colours in the table */
 } ln_compare_opts;
 
 /* Prints the comparison and writes the CSV. Returns 0 (no kernel slower beyond the threshold

@@ -28,9 +28,16 @@ static char *read_whole(const char *path, size_t *len_out)
 
 int ln_table_read(const char *path, ln_table *t)
 {
+    char *text = read_whole(path, NULL);
+    if (!text) return memset(t, 0, sizeof *t), 0;
+    ln_table_parse(text, path, t);
+    return 1;
+}
+
+void ln_table_parse(char *text, const char *what, ln_table *t)
+{
     memset(t, 0, sizeof *t);
-    t->text = read_whole(path, NULL);
-    if (!t->text) return 0;
+    t->text = text;
     size_t ncell = 0, cellcap = 1024, fields_in_row = 0, lines = 0;
     t->cell = malloc(cellcap * sizeof *t->cell);
     for (char *p = t->text, *w = p; *p;) {
@@ -56,13 +63,12 @@ int ln_table_read(const char *path, ln_table *t)
         if (end != ',') {
             if (lines == 0) t->cols = fields_in_row;
             if (fields_in_row != t->cols)
-                ln_die_usage("%s: line %zu has %zu fields, the header %zu", path, lines + 1, fields_in_row, t->cols);
+                ln_die_usage("%s: line %zu has %zu fields, the header %zu", what, lines + 1, fields_in_row, t->cols);
             lines++;
             fields_in_row = 0;
         }
     }
     t->rows = lines ? lines - 1 : 0;
-    return 1;
 }
 
 void ln_table_free(ln_table *t)

@@ -15,6 +15,8 @@ typedef struct {
 /* Reads path; quoted fields (with "" for a quote) are unquoted. Returns 0 (and an empty table)
  * if the file cannot be opened; a row whose field count differs from the header's exits 2. */
 int ln_table_read(const char *path, ln_table *t);
+/* The same from CSV text in memory (malloc'ed; the table owns it now); what names it in messages. */
+void ln_table_parse(char *text, const char *what, ln_table *t);
 void ln_table_free(ln_table *t);
 /* Index of the column named name, -1 if the file has none. */
 int ln_table_col(const ln_table *t, const char *name);

@@ -541,7 +541,10 @@ int cmd_accuracy(int argc, char **argv)
     if (!o.quiet) print_table_header();
     run_all(&o, &st);
     progress_clear(&st.pr);
-    ln_meta_write_json(meta.f, o.seed, argc + 1, argv - 1); /* main passes argv + 1: include the program */
+    char shard[32]; /* K/N, so that a merge of the shards can tell which are missing */
+    snprintf(shard, sizeof shard, "%u/%u", o.shard.index + 1, o.shard.count);
+    /* main passes argv + 1: include the program */
+    ln_meta_write_json_extra(meta.f, o.seed, argc + 1, argv - 1, "shard", shard);
     fputc('\n', meta.f);
     ln_out_commit(&meta);
     ln_out_commit(&out);

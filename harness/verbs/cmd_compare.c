@@ -1,4 +1,5 @@
-/* lnbench compare BASE NEW: two timing runs side by side (harness/report/compare.c). */
+/* lnbench compare BASE NEW (or --base PATH... --new PATH...): two timing runs side by side
+ * (harness/report/compare.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,15 +11,21 @@
 
 static const char compare_help[] =
     "usage: lnbench compare [--threshold PCT] [--cross-machine] [--out PATH] BASE NEW\n"
+    "       lnbench compare [options] --base PATH [--base PATH...] --new PATH [--new PATH...]\n"
     "BASE, NEW: a results folder, a bench.json, or a folder of runs (sub-folders each with a\n"
-    "bench.json, repetitions pooled). Per benchmark (kernel x D x rows; probes apart): median GB/s\n"
-    "of each run's repetitions, ratio new / base, two-sided Mann-Whitney U p-value, and a verdict:\n"
-    "slower / faster when the ratio is beyond the threshold with p < 0.05, else same. Then the\n"
-    "geomean ratio over kernels and the accuracy changes (accuracy.csv beside each run).\n"
+    "bench.json, repetitions pooled). Several --base (or --new) make one side: repetitions pooled\n"
+    "(one CPU model, else exit 2), accuracy.csv files merged as lnbench merge does (the shards\n"
+    "of a split run; docs/shards.md). Per benchmark (kernel x D x rows; probes apart): median\n"
+    "GB/s of each side's repetitions, ratio new / base, two-sided Mann-Whitney U p-value, and a\n"
+    "verdict: slower / faster when the ratio is beyond the threshold with p < 0.05, else same.\n"
+    "Then the geomean ratio over kernels and the accuracy changes (accuracy.csv beside each run).\n"
     "  --threshold PCT   default 5 (per cent)\n"
     "  --cross-machine   allow runs from different CPU models: compare fractions of each run's\n"
     "                    machine limit (its best probe in the regime) instead of GB/s\n"
-    "  --out PATH        the table as CSV (default: compare.csv beside NEW)\n"
+    "  --out PATH        the table as CSV (default: compare.csv beside the first NEW)\n"
+    "  --base PATH       a path of the base side; repeat for several (then no positional paths)\n"
+    "  --new PATH        a path of the new side; likewise\n"
+    "  --allow-missing   merge the accuracy shards there are when some of a split are missing\n"
     "Exit status: 1 when a kernel is slower, 0 otherwise, 2 on bad input or different CPUs.\n";
 
 int cmd_compare(int argc, char **argv)
@@ -26,20 +33,37 @@ int cmd_compare(int argc, char **argv)
     static const struct option opts[] = {{"threshold", required_argument, 0, 't'},
                                          {"cross-machine", no_argument, 0, 'x'},
                                          {"out", required_argument, 0, 'o'},
+                                         {"base", required_argument, 0, 'b'},
+                                         {"new", required_argument, 0, 'n'},
+                                         {"allow-missing", no_argument, 0, 'm'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     ln_compare_opts o = {.threshold = 0.05, .color = isatty(1)};
+    const char *base[64], *new_[64];
+    size_t nbase = 0, nnew = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 't') o.threshold = ln_parse_double(optarg, "--threshold") / 100;
         else if (c == 'x') o.cross_machine = 1;
         else if (c == 'o') o.out_csv = optarg;
-        else if (c == 'h') return fputs(compare_help, stdout), 0;
+        else if (c == 'm') o.allow_missing = 1;
+        else if (c == 'b' || c == 'n') {
+            if ((c == 'b' ? nbase : nnew) == 64) ln_die_usage("compare: at most 64 --base and 64 --new");
+            if (c == 'b') base[nbase++] = optarg;
+            else new_[nnew++] = optarg;
+        } else if (c == 'h') return fputs(compare_help, stdout), 0;
         else ln_die_usage("compare: see 'lnbench compare --help'");
     }
-    if (argc - optind != 2) ln_die_usage("compare: needs BASE and NEW (see 'lnbench compare --help')");
+    if (nbase || nnew) {
+        if (argc > optind)
+            ln_die_usage("compare: '%s': with --base and --new every path goes after one of them", argv[optind]);
+        if (!nbase || !nnew) ln_die_usage("compare: needs --base PATH and --new PATH (see 'lnbench compare --help')");
+    } else {
+        if (argc - optind != 2) ln_die_usage("compare: needs BASE and NEW (see 'lnbench compare --help')");
+        base[nbase++] = argv[optind], new_[nnew++] = argv[optind + 1];
+    }
     if (o.threshold < 0) ln_die_usage("--threshold: must not be negative");
-    o.base = argv[optind], o.new_ = argv[optind + 1];
+    o.base = base, o.new_ = new_, o.nbase = nbase, o.nnew = nnew;
     return ln_compare(&o);
 }

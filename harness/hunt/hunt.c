@@ -59,7 +59,9 @@ typedef struct {
     double *y_hi, *y_lo;
     uint64_t evals, rng;
     double t0, last_report;
-    score best[NOBJ]; /* for the progress line */
+    score best[NOBJ]; /* the best row of each objective so far */
+    double best_o[NOBJ], found_after[NOBJ];
+    void *best_x[NOBJ];
 } hunt;
 
 /* Runs the kernel on the first L elements of x (a row of its own, with the first L gamma and
@@ -346,6 +348,81 @@ static int out_of_budget(const hunt *h, uint64_t evals_end, double deadline)
     return h->c->seconds > 0 && now_seconds() >= deadline;
 }
 
+/* A start at a large mean offset: x_i = 2^j sigma + sigma sign(x_i - mean), the signs of the
+ * row's deviations (kappa about 2^j, every |xhat_i| about 1, so max|y| is small). Each partial
+ * sum of a fp32 accumulator is then about k 2^j sigma and may round by up to half its ulp,
+ * k times an element's half-ulp, all toward one side: the error of the mean grows with the
+ * length of the accumulator's chain, relative to a bound that grows with kappa (docs/hunt.md). */
+static void offset_binary_row(hunt *h, void *x, int j)
+{
+    double mean = row_mean(h, x), sigma = row_sigma(h, x, mean);
+    if (!(sigma > 0)) sigma = 1;
+    for (size_t i = 0; i < h->D; i++)
+        ln_store(h->t, x, i, ldexp(sigma, j) + copysign(sigma, ln_load(h->t, x, i) - mean));
+}
+
+/* One search's current row for objective obj. */
+typedef struct {
+    int obj;
+    void *x;
+    score s;
+    double o;
+} walker;
+
+/* Makes cand, scored ns, w's row if it is not worse (a move that ties is taken: the search
+ * drifts along plateaus); the overall best row follows. */
+static void take(hunt *h, walker *w, const void *cand, const score *ns)
+{
+    double no = objective(w->obj, ns);
+    if (!(no >= w->o)) return;
+    if (cand != w->x) memcpy(w->x, cand, h->D * h->es);
+    w->s = *ns, w->o = no;
+    if (no > h->best_o[w->obj]) {
+        h->best_o[w->obj] = no, h->best[w->obj] = *ns;
+        memcpy(h->best_x[w->obj], cand, h->D * h->es);
+        h->found_after[w->obj] = now_seconds() - h->t0;
+    }
+}
+
+/* The coordinate sweep: every element in turn, in index order or lane by lane (lanes = the
+ * stride of a vector kernel's accumulators), is tried at +-2^k ulps (k < SWEEP_STEPS) and the
+ * best of those is kept if the objective does not decrease. Each trial runs the kernel, so the
+ * sweep aligns the rounding errors of whatever order the kernel sums in (sequential, strided
+ * lanes, chunks, trees) without a model of it: an element visited after the ones before it in
+ * its accumulator's order sets the rounding of that partial sum to the side that adds to the
+ * error so far, and the rounding errors pile up linearly instead of cancelling like a random
+ * walk. The steps reach a partial sum's half-ulp while it is at most 2^(SWEEP_STEPS - 1) times
+ * the element's size. */
+enum { SWEEP_STEPS = 4 };
+
+static void sweep(hunt *h, walker *w, size_t lanes, uint64_t evals_end, double deadline)
+{
+    size_t D = h->D, per_lane = (D + lanes - 1) / lanes;
+    for (size_t p = 0; p < lanes * per_lane; p++) {
+        size_t i = (p % per_lane) * lanes + p / per_lane; /* lane p / per_lane, its (p % per_lane)-th element */
+        if (i >= D) continue;
+        double v = ln_load(h->t, w->x, i), best_v = v, best_o = -INFINITY;
+        score best_s;
+        for (int k = 0; k < 2 * SWEEP_STEPS && !out_of_budget(h, evals_end, deadline); k++) {
+            double nv = step_ulps(h->t, v, ldexp(k & 1 ? -1.0 : 1.0, k / 2));
+            ln_store(h->t, w->x, i, nv);
+            if (ln_load(h->t, w->x, i) == nv) { /* else beyond the format's range */
+                score ns;
+                evaluate(h, w->x, D, 0, &ns);
+                double no = objective(w->obj, &ns);
+                if (no > best_o) best_o = no, best_v = nv, best_s = ns;
+            }
+            ln_store(h->t, w->x, i, v);
+        }
+        if (best_v != v && best_o >= w->o) {
+            ln_store(h->t, w->x, i, best_v);
+            take(h, w, w->x, &best_s);
+        }
+        report_progress(h, 0, 0);
+        if (out_of_budget(h, evals_end, deadline)) return;
+    }
+}
+
 /* Confirms a row with the MPFR reference into f (x copied). */
 static void confirm(hunt *h, const void *x, ln_hunt_find *f)
 {
@@ -373,13 +450,13 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
     h.gamma = malloc(bytes), h.beta = malloc(bytes), h.y_ref = malloc(bytes);
     h.y_hi = malloc(D * sizeof *h.y_hi), h.y_lo = malloc(D * sizeof *h.y_lo);
     entry pool[NOBJ][POOL];
-    void *rows = malloc(START_ROWS * bytes), *cur = malloc(bytes), *cand = malloc(bytes), *best_x[NOBJ];
-    if (!h.gamma || !h.beta || !h.y_ref || !h.y_hi || !h.y_lo || !rows || !cur || !cand) ln_die("out of memory");
+    void *rows = malloc(START_ROWS * bytes), *cand = malloc(bytes);
+    if (!h.gamma || !h.beta || !h.y_ref || !h.y_hi || !h.y_lo || !rows || !cand) ln_die("out of memory");
     for (int o = 0; o < NOBJ; o++) {
-        best_x[o] = malloc(bytes);
+        h.best_x[o] = malloc(bytes);
         for (int i = 0; i < POOL; i++) {
             pool[o][i] = (entry){.x = malloc(bytes), .o = -1};
-            if (!pool[o][i].x || !best_x[o]) ln_die("out of memory");
+            if (!pool[o][i].x || !h.best_x[o]) ln_die("out of memory");
         }
         h.best[o].ratio = h.best[o].max_norm = h.best[o].max_ulp = NAN;
     }
@@ -406,16 +483,18 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
         builtin[o] = pool[o][0];
         builtin[o].x = pool[o][0].o >= 0 ? malloc(bytes) : NULL;
         if (builtin[o].x) memcpy(builtin[o].x, pool[o][0].x, bytes);
-        memcpy(best_x[o], pool[o][0].x, bytes);
+        memcpy(h.best_x[o], pool[o][0].x, bytes);
         h.best[o] = pool[o][0].s;
+        h.best_o[o] = pool[o][0].o;
+        h.found_after[o] = now_seconds() - h.t0;
     }
-    double best_o[NOBJ] = {pool[OBJ_RATIO][0].o, pool[OBJ_ULP][0].o};
-    double found_after[NOBJ] = {now_seconds() - h.t0, now_seconds() - h.t0};
 
     /* 2. the starts this shard runs, each with an equal share of the budget */
     unsigned mine = 0;
     for (unsigned s = 0; s < c->starts; s++) mine += ln_shard_takes(c->shard, s);
     double t_search = now_seconds();
+    walker w = {.x = malloc(bytes)};
+    if (!w.x) ln_die("out of memory");
     for (unsigned s = 0, done = 0; s < c->starts; s++) {
         if (!ln_shard_takes(c->shard, s)) continue;
         h.rng = c->seed * 0x9e3779b97f4a7c15u + s;
@@ -426,40 +505,52 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
             entry *from = &pool[o][s % POOL];
             if (from->o < 0) from = &pool[o][0];
             if (from->o < 0) continue; /* no built-in row inside the domain */
-            memcpy(cur, from->x, bytes);
-            score cs = from->s;
-            double co = from->o;
+            memcpy(w.x, from->x, bytes);
+            w.obj = o, w.s = from->s, w.o = from->o;
+            if (o == OBJ_RATIO && s % 2 == 1) { /* every other start at a large mean offset, if in the domain */
+                memcpy(cand, w.x, bytes);
+                offset_binary_row(&h, cand, s % 4 == 1 ? 10 : 5);
+                score ns;
+                evaluate(&h, cand, D, 0, &ns);
+                if (objective(o, &ns) >= 0) w.o = -INFINITY, take(&h, &w, cand, &ns);
+            }
             /* half of the budget of each objective; the rest to the other */
             double obj_deadline = o == OBJ_RATIO ? deadline - (deadline - now_seconds()) / 2 : deadline;
             uint64_t obj_evals_end = o == OBJ_RATIO ? h.evals + (evals_end - h.evals) / 2 : evals_end;
+            uint64_t obj_start_evals = h.evals;
+            double obj_start_t = now_seconds();
             while (!out_of_budget(&h, obj_evals_end, obj_deadline) && !(c->evals == 0 && c->seconds <= 0)) {
-                memcpy(cand, cur, bytes);
+                /* the last third of the ratio's budget: coordinate sweeps polish the row */
+                int polish = c->evals ? h.evals >= obj_evals_end - (obj_evals_end - obj_start_evals) / 3
+                                      : now_seconds() >= obj_deadline - (obj_deadline - obj_start_t) / 3;
+                if (o == OBJ_RATIO && polish) {
+                    static const size_t lanes[] = {1, 8, 16, 32, 64};
+                    sweep(&h, &w, lanes[below(&h.rng, sizeof lanes / sizeof lanes[0])], obj_evals_end, obj_deadline);
+                    continue;
+                }
+                memcpy(cand, w.x, bytes);
                 /* near-ties matter only to a kernel whose outputs are (almost) correctly rounded */
-                if (o == OBJ_ULP && co < 1 && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
+                if (o == OBJ_ULP && w.o < 1 && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
                 else {
                     const entry *other = &pool[o][below(&h.rng, POOL)];
-                    random_move(&h, cand, other->o >= 0 ? other->x : cur);
+                    random_move(&h, cand, other->o >= 0 ? other->x : w.x);
                 }
                 score ns;
                 evaluate(&h, cand, D, 0, &ns);
-                double no = objective(o, &ns);
-                if (no >= co) memcpy(cur, cand, bytes), cs = ns, co = no;
-                if (co > best_o[o]) {
-                    best_o[o] = co, h.best[o] = cs, memcpy(best_x[o], cur, bytes);
-                    found_after[o] = now_seconds() - h.t0;
-                }
+                take(&h, &w, cand, &ns);
                 report_progress(&h, s, 0);
             }
         }
         report_progress(&h, s, 1);
     }
+    free(w.x);
 
     /* 3. the MPFR reference on the rows reported */
     r->gamma = h.gamma, r->beta = h.beta;
-    confirm(&h, best_o[OBJ_RATIO] >= 0 ? best_x[OBJ_RATIO] : NULL, &r->worst_ratio);
-    confirm(&h, best_o[OBJ_ULP] >= 0 ? best_x[OBJ_ULP] : NULL, &r->worst_ulp);
-    r->worst_ratio.found_after = found_after[OBJ_RATIO];
-    r->worst_ulp.found_after = found_after[OBJ_ULP];
+    confirm(&h, h.best_o[OBJ_RATIO] >= 0 ? h.best_x[OBJ_RATIO] : NULL, &r->worst_ratio);
+    confirm(&h, h.best_o[OBJ_ULP] >= 0 ? h.best_x[OBJ_ULP] : NULL, &r->worst_ulp);
+    r->worst_ratio.found_after = h.found_after[OBJ_RATIO];
+    r->worst_ulp.found_after = h.found_after[OBJ_ULP];
     confirm(&h, builtin[OBJ_RATIO].x, &r->builtin_ratio);
     confirm(&h, builtin[OBJ_ULP].x, &r->builtin_ulp);
     snprintf(r->builtin_ratio_dist, sizeof r->builtin_ratio_dist, "%s", builtin[OBJ_RATIO].dist);
@@ -469,10 +560,10 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
 
     for (int o = 0; o < NOBJ; o++) {
         free(builtin[o].x);
-        free(best_x[o]);
+        free(h.best_x[o]);
         for (int i = 0; i < POOL; i++) free(pool[o][i].x);
     }
-    free(rows), free(cur), free(cand);
+    free(rows), free(cand);
     free(h.y_ref), free(h.y_hi), free(h.y_lo);
 }
 

@@ -5,10 +5,13 @@
  * at the same D, eps and seed: their worst is also the baseline hunt is compared with), keeps
  * the best rows and improves them by local moves (elements nudged by ulps, ranges scaled by
  * powers of two or reflected about the mean, the mean offset, element order, rows scaled toward
- * the format's edges, cancelling pairs of large values, ranges copied between rows) and by
+ * the format's edges, cancelling pairs of large values, ranges copied between rows), by
  * constructing near-ties of the final rounding (an output steered to within 2^-34 ulp of a
- * rounding midpoint through the row's mean and variance). Candidates are scored against a double-double reference (screen.h); the
- * best rows are confirmed with the MPFR reference, and only confirmed figures are reported.
+ * rounding midpoint through the row's mean and variance), from rows at a large mean offset
+ * (every other start), and by coordinate sweeps that try each element at +-2^k ulps through the
+ * kernel itself (the last third of each start's ratio search), which line up the rounding errors
+ * of any summation order. Candidates are scored against a double-double reference (screen.h);
+ * the best rows are confirmed with the MPFR reference, and only confirmed figures are reported.
  *
  * Deterministic for a given seed and --evals budget (a time budget stops wherever the clock
  * says); the search is split into independent starts, so shards (start s runs on shard

@@ -1,7 +1,7 @@
 /* RMSNorm forward and the backward ops in fp32 for AVX2 and AVX-512, written once over vec.h
- * (docs/ops.md). The including file defines NORM_KIND (0 rmsnorm, 1 layernorm-bwd,
- * 2 rmsnorm-bwd: a number the preprocessor can test), includes this header and defines the
- * ln_kernel "f32-<rmsnorm|lnbwd|rmsbwd>-vector-<isa>" from forward, bound and HOW.
+ * (docs/ops.md). The including file defines NORM_KIND (NORM_RMSNORM, NORM_LNBWD or NORM_RMSBWD,
+ * norm-ops-common.h), includes this header and defines its ln_kernel with
+ * NORM_VEC_KERNEL(id, "f32-<rmsnorm|lnbwd|rmsbwd>-vector"), which appends the ISA.
  *
  * Sums run in 4 vector accumulators of W lanes with fused multiply-adds, the lanes summed in
  * double at the end: each lane adds about n / (4W) terms, so the sums' relative error is
@@ -12,9 +12,10 @@
 #include <stdlib.h>
 
 #include "bounds-ops.h"
+#include "norm-ops-common.h"
 #include "vec.h"
 
-#define CENTRED (NORM_KIND == 1)
+#define CENTRED (NORM_KIND == NORM_LNBWD)
 
 /* Elements i .. i + W (or the n - i < W left) of p, lanes past the row end read as 0. */
 LN_INLINE vf load_at(const float *p, size_t i, size_t n)
@@ -37,7 +38,7 @@ LN_INLINE void prefetch_row(const float *p, size_t i)
 /* The number of terms of each lane's sequential sum, plus the double combination. */
 static double lane_terms(size_t n) { return ceil((double)n / (4.0 * VF_W)) + 1.0; }
 
-#if NORM_KIND == 0
+#if NORM_KIND == NORM_RMSNORM
 
 static void forward(const ln_args *a)
 {
@@ -125,3 +126,23 @@ static double bound(size_t n, double kappa) { return ln_bound_norm_bwd(lane_term
     "fp32 dgamma, dbeta sums; one for dx; dx error 2 (n/(4W) + 9) kappa u"
 
 #endif
+
+/* The fp32-summing RMSNorm keeps to rows whose sums fit; the backward passes handle every row. */
+#if NORM_KIND == NORM_RMSNORM
+#define NORM_DOMAIN ln_domain_f32_sums
+#define NORM_AGREES_NONFINITE 0
+#else
+#define NORM_DOMAIN ln_domain_any_row
+#define NORM_AGREES_NONFINITE 1
+#endif
+
+#define NORM_VEC_KERNEL(id, prefix)                       \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, \
+                          .dtype = LN_F32,                \
+                          .isa = LN_VEC_ISA,              \
+                          .op = NORM_OP(NORM_KIND),       \
+                          .forward = forward,             \
+                          .how = HOW,                     \
+                          .bound = bound,                 \
+                          .domain = NORM_DOMAIN,          \
+                          .agrees_nonfinite = NORM_AGREES_NONFINITE}

@@ -4,8 +4,10 @@
 #ifndef LN_NORM_OPS_COMMON_H
 #define LN_NORM_OPS_COMMON_H
 
+#include <float.h>
 #include <math.h>
 
+#include "f32-fallback.h"
 #include "half.h"
 #include "kernel.h"
 
@@ -15,6 +17,12 @@
 #define NORM_RMSBWD 2
 #define NORM_OP(kind) \
     ((kind) == NORM_RMSNORM ? LN_OP_RMSNORM : (kind) == NORM_LNBWD ? LN_OP_LAYERNORM_BWD : LN_OP_RMSNORM_BWD)
+
+/* The contract every op kernel states (kernel.h): each claims every row, the RMSNorm kernels that
+ * sum in fp32 through their fallback (ln_rms_radicand_ok below). An fp32 epilogue (fp32_y) may
+ * overflow in x rstd gamma where beta brings the exact output back into range, so those do not
+ * promise to agree on non-finite outputs; double arithmetic and the backward passes do. */
+#define NORM_CONTRACT(fp32_y) .domain = ln_domain_any_row, .agrees_nonfinite = !(fp32_y)
 
 /* Element i of an array of format t (f32, or 16 bits widened exactly); t is a constant in each
  * kernel, so the test folds away. */
@@ -30,9 +38,17 @@ static inline void ops_store(ln_dtype t, void *p, size_t i, double v)
     else ln_half_store(t, p, i, (float)v);
 }
 
+/* Whether an RMSNorm row's fp32 statistics can be used: the radicand mean(x^2) + eps at most
+ * FLT_MAX (the fp32 sum of squares did not overflow, eps is an fp32 number, rstd is a normal fp32
+ * number) and at least LN_F32_SQUARES_MIN (f32-fallback.h: squares lost to underflow cost under
+ * 2^-52 of it). NaN fails. One test per row, on the final sum: ordinary rows never pay more. */
+static inline int ln_rms_radicand_ok(double radicand) { return radicand >= LN_F32_SQUARES_MIN && radicand <= FLT_MAX; }
+
 /* RMSNorm of row r of a (format t) in double, one rounding per output: the squares of any fp32
  * or 16-bit values, [2^-298, 2^256], and D of them summed lie far inside double's range.
- * Returns rstd. The accurate kernel's arithmetic. */
+ * Returns rstd. The accurate kernel's arithmetic, and the fallback of the fp32-summing ones for
+ * the rows ln_rms_radicand_ok rejects (huge rows whose sum of squares overflows fp32, tiny ones
+ * whose squares underflow). */
 static inline double ln_rms_row_f64(ln_dtype t, const ln_args *a, size_t r)
 {
     const size_t n = a->D, o = r * n;

@@ -30,14 +30,16 @@ static double unit_roundoff(void) { return ldexp(1.0, -ln_fmt(NORM_DTYPE)->p); }
 #if NORM_KIND == NORM_RMSNORM
 
 /* Row r in fp32: y = x rstd gamma + beta, rstd = 1 / sqrt(sum x^2 / D + eps), a sequential sum
- * of squares. */
+ * of squares; 0 (nothing written) when the sum overflowed or the squares underflowed. */
 static int rms_row_f32(const ln_args *a, size_t r, double *rstd_out)
 {
     const size_t o = r * a->D;
     const void *g = a->gamma, *b = a->beta;
     float ss = 0;
     for (size_t i = 0; i < a->D; i++) ss += ops_load(NORM_DTYPE, a->x, o + i) * ops_load(NORM_DTYPE, a->x, o + i);
-    float rstd = 1.0f / (float)sqrt(ss / (float)a->D + (float)a->eps);
+    float radicand = ss / (float)a->D + (float)a->eps;
+    if (!ln_rms_radicand_ok(radicand)) return 0;
+    float rstd = 1.0f / (float)sqrt(radicand);
     for (size_t i = 0; i < a->D; i++) {
         float v = ops_load(NORM_DTYPE, a->x, o + i) * rstd;
         if (g) v *= ops_load(NORM_DTYPE, g, i);
@@ -48,7 +50,8 @@ static int rms_row_f32(const ln_args *a, size_t r, double *rstd_out)
     return 1;
 }
 
-/* The accurate kernel: every row in double; the others in fp32. */
+/* The accurate kernel: every row in double; the others: in fp32, the rows rms_row_f32 rejects in
+ * double, so every row is claimed. */
 static void run(const ln_args *a)
 {
     for (size_t r = 0; r < a->rows && a->D; r++) {
@@ -69,12 +72,14 @@ static double bound(size_t n, double kappa)
 #if NORM_ALGO == NORM_NAIVE
 #define HOW                                                                           \
     "fp32 sequential sum of squares, rstd and y = x rstd gamma + beta in fp32; rel. " \
-    "error of mean(x^2) + eps (n + 2) u"
+    "error of mean(x^2) + eps (n + 2) u; rows whose sum overflows or squares underflow redone in double"
 #elif NORM_ALGO == NORM_ACCURATE
 #define HOW \
     "fp32 storage, sum of squares and y in double, one rounding to fp32: correctly rounded on almost every element"
 #else
-#define HOW "16-bit storage widened to fp32; fp32 sequential sum of squares and epilogue, one rounding per output"
+#define HOW                                                                                                  \
+    "16-bit storage widened to fp32; fp32 sequential sum of squares and epilogue, one rounding per output; " \
+    "rows whose sum overflows or squares underflow redone in double"
 #endif
 
 #else /* the backward ops */
@@ -135,16 +140,6 @@ static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n
 
 #endif
 
-/* The RMSNorm kernels that sum squares in fp32 keep to rows whose sums fit; the rest handle
- * every row. */
-#if NORM_KIND == NORM_RMSNORM && NORM_ALGO != NORM_ACCURATE
-#define NORM_DOMAIN ln_domain_f32_sums
-#define NORM_AGREES_NONFINITE 0
-#else
-#define NORM_DOMAIN ln_domain_any_row
-#define NORM_AGREES_NONFINITE 1
-#endif
-
 #define NORM_KERNEL(id, kernel_name)                \
     const ln_kernel id = {.name = kernel_name,      \
                           .dtype = NORM_DTYPE,      \
@@ -152,5 +147,4 @@ static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n
                           .forward = run,           \
                           .how = HOW,               \
                           .bound = bound,           \
-                          .domain = NORM_DOMAIN,    \
-                          .agrees_nonfinite = NORM_AGREES_NONFINITE}
+                          NORM_CONTRACT(NORM_KIND == NORM_RMSNORM && NORM_ALGO != NORM_ACCURATE)}

@@ -53,7 +53,14 @@ static void forward(const ln_args *a)
             s[(i / VF_W) % 4] = vf_fma(v, v, s[(i / VF_W) % 4]);
         }
         double ss = vf_sum(s[0]) + vf_sum(s[1]) + vf_sum(s[2]) + vf_sum(s[3]);
-        float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
+        double radicand = ss / (double)n + a->eps;
+        if (!ln_rms_radicand_ok(radicand)) { /* a lane overflowed or the squares underflowed */
+            double rstd = ln_rms_row_f64(LN_F32, a, r);
+            if (a->mean) a->mean[r] = 0;
+            if (a->rstd) a->rstd[r] = rstd;
+            continue;
+        }
+        float rstd = (float)(1.0 / sqrt(radicand));
         const vf vr = vf_set1(rstd);
         const float *next = r + 1 < a->rows ? x + n : NULL;
         for (size_t i = 0; i < n; i += VF_W) {
@@ -76,7 +83,7 @@ static double bound(size_t n, double kappa)
 
 #define HOW                                                                                  \
     "fp32 FMA sum of squares in 4W lanes (summed in double), then y = x rstd gamma + beta; " \
-    "rel. error of mean(x^2) + eps (n/(4W) + 4) u"
+    "rel. error of mean(x^2) + eps (n/(4W) + 4) u; rows whose sums overflow or squares underflow redone in double"
 
 #else
 
@@ -127,15 +134,6 @@ static double bound(size_t n, double kappa) { return ln_bound_norm_bwd(lane_term
 
 #endif
 
-/* The fp32-summing RMSNorm keeps to rows whose sums fit; the backward passes handle every row. */
-#if NORM_KIND == NORM_RMSNORM
-#define NORM_DOMAIN ln_domain_f32_sums
-#define NORM_AGREES_NONFINITE 0
-#else
-#define NORM_DOMAIN ln_domain_any_row
-#define NORM_AGREES_NONFINITE 1
-#endif
-
 #define NORM_VEC_KERNEL(id, prefix)                       \
     const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, \
                           .dtype = LN_F32,                \
@@ -144,5 +142,4 @@ static double bound(size_t n, double kappa) { return ln_bound_norm_bwd(lane_term
                           .forward = forward,             \
                           .how = HOW,                     \
                           .bound = bound,                 \
-                          .domain = NORM_DOMAIN,          \
-                          .agrees_nonfinite = NORM_AGREES_NONFINITE}
+                          NORM_CONTRACT(NORM_KIND == NORM_RMSNORM)}

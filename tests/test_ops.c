@@ -367,9 +367,9 @@ static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D
 }
 
 /* Every op kernel's contract: f32 rows of normal, offset and outlier values are inside every
- * domain and pass; no kernel fails anywhere; the fp32-accumulating RMSNorm kernels put huge rows
- * outside by their sum of squares while the double-accumulating one passes them; statistics
- * saved in fp32 put every backward case outside. */
+ * domain and pass; no kernel fails anywhere; every f32 RMSNorm kernel passes huge rows (the fp32
+ * sums of squares overflow: the fallback redoes them in double); statistics saved in fp32 put
+ * every backward case outside. */
 static void test_op_kernel_verdicts(void **state)
 {
     (void)state;
@@ -388,16 +388,46 @@ static void test_op_kernel_verdicts(void **state)
                 if (k->dtype == LN_F32 && d < 3 && !(v == LN_OUTSIDE && !strcmp(dom, "bound-vacuous")))
                     assert_int_equal(v, LN_PASS);
             }
-        if (k->dtype == LN_F32 && k->op == LN_OP_RMSNORM) {
-            int f32_sums = strstr(k->name, "-accurate-") == NULL; /* the others sum squares in fp32 */
-            assert_int_equal(verdict_on(k, "huge", 768, 0, &dom), f32_sums ? LN_OUTSIDE : LN_PASS);
-            if (f32_sums) assert_string_equal(dom, "sumsq-overflow");
-        }
+        if (k->dtype == LN_F32 && k->op == LN_OP_RMSNORM)
+            for (size_t D = 7; D <= 768; D += 761) assert_int_equal(verdict_on(k, "huge", D, 0, &dom), LN_PASS);
         if (ln_op_is_backward(k->op)) {
             assert_int_equal(verdict_on(k, "normal", 7, 1, &dom), LN_OUTSIDE);
             assert_string_equal(dom, "saved-stats-f32");
         }
     }
+}
+
+/* Rows whose fp32 sum of squares overflows ([3e19, -3e19, ...]: each square is beyond FLT_MAX) or
+ * whose squares underflow ([1e-25, -1e-25, ...]: each square is below the smallest subnormal),
+ * with eps = 0: every RMSNorm kernel of a format with fp32's range gives y = +-1 exactly (the
+ * double row: x^2 exact, sqrt(x^2) = |x|, x / |x| within 2^-53 of 1) and the rstd of the row, at
+ * D = 2 and at D = 100 (past the vector kernels' 4W lanes); the row after it, of ordinary scale,
+ * is unchanged by its neighbour's fallback. */
+static void test_rms_huge_tiny_rows(void **state)
+{
+    (void)state;
+    const double scales[] = {3e19, 1e-25};
+    size_t n = 0;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        if (k->op != LN_OP_RMSNORM || !ln_kernel_available(k) || ln_fmt(k->dtype)->emax < 127) continue;
+        for (size_t s = 0; s < 2; s++)
+            for (size_t D = 2; D <= 100; D += 98) {
+                char x[2 * 100 * 4], y[2 * 100 * 4];
+                for (size_t j = 0; j < D; j++) ln_store(k->dtype, x, j, j % 2 ? -scales[s] : scales[s]);
+                for (size_t j = 0; j < D; j++) ln_store(k->dtype, x, D + j, j % 2 ? -1.5 : 1.5);
+                double stored = ln_load(k->dtype, x, 0), rstd[2];
+                ln_args a = {.rows = 2, .D = D, .x = x, .y = y, .eps = 0, .rstd = rstd};
+                k->forward(&a);
+                for (size_t j = 0; j < 2 * D; j++)
+                    if (ln_load(k->dtype, y, j) != (j % 2 ? -1.0 : 1.0))
+                        fail_msg("%s, rows of +-%g, D %zu: y[%zu] = %g, not %g", k->name, scales[s], D, j,
+                                 ln_load(k->dtype, y, j), j % 2 ? -1.0 : 1.0);
+                assert_true(fabs(rstd[0] * stored - 1) <= 0x1p-23);
+                n++;
+            }
+    }
+    assert_true(n >= 16); /* f32 naive and accurate, bf16, and the vector kernels on x86 */
 }
 
 /* In place (y over x, dx over dy) gives the bits of out of place, every op kernel. */
@@ -538,7 +568,7 @@ int main(void)
         cmocka_unit_test(test_bwd_reference_random),     cmocka_unit_test(test_bwd_reference_closed),
         cmocka_unit_test(test_op_kernels_within_bounds), cmocka_unit_test(test_breakage_caught),
         cmocka_unit_test(test_op_kernels_in_place),      cmocka_unit_test(test_op_cli),
-        cmocka_unit_test(test_op_kernel_verdicts),
+        cmocka_unit_test(test_op_kernel_verdicts),       cmocka_unit_test(test_rms_huge_tiny_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

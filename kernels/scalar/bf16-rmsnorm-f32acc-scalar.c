@@ -1,23 +1,7 @@
-/* RMSNorm on bf16 storage, computed in fp32: elements widened exactly, a sequential fp32 sum of
- * squares and epilogue, one rounding to bf16 per output. */
-#include "bounds-ops.h"
+/* RMSNorm on bf16 storage computed in fp32, one rounding per output: see norm-ops.h. */
+#define NORM_KIND NORM_RMSNORM
+#define NORM_ALGO NORM_F32ACC
+#define NORM_DTYPE LN_BF16
 #include "norm-ops.h"
 
-LN_NORM_RMSNORM(forward, float, LN_BF16)
-
-static double bound(size_t n, double kappa)
-{
-    (void)kappa;
-    return ln_bound_rmsnorm((double)n - 1, 0x1p-24, 0x1p-8);
-}
-
-const ln_kernel ln_bf16_rmsnorm_f32acc_scalar = {
-    .name = "bf16-rmsnorm-f32acc-scalar",
-    .dtype = LN_BF16,
-    .op = LN_OP_RMSNORM,
-    .forward = forward,
-    .how = "bf16 widened to fp32; fp32 sequential sum of squares and epilogue, one rounding to bf16",
-    .bound = bound,
-    .domain = ln_domain_f32_sums,
-    .agrees_nonfinite = 0,
-};
+NORM_KERNEL(ln_bf16_rmsnorm_f32acc_scalar, "bf16-rmsnorm-f32acc-scalar");

@@ -1,20 +1,7 @@
-/* LayerNorm backward on fp16 storage, computed in fp32 from the saved statistics; dx, dgamma, dbeta
- * each rounded once to fp16. */
-#include "bounds-ops.h"
+/* LayerNorm backward on fp16 storage computed in fp32, one rounding per output: see norm-ops.h. */
+#define NORM_KIND NORM_LNBWD
+#define NORM_ALGO NORM_F32ACC
+#define NORM_DTYPE LN_F16
 #include "norm-ops.h"
 
-LN_NORM_BWD(backward, float, 1, LN_F16)
-
-static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n, kappa, 0x1p-24, 0x1p-11); }
-
-const ln_kernel ln_f16_lnbwd_f32acc_scalar = {
-    .name = "f16-lnbwd-f32acc-scalar",
-    .dtype = LN_F16,
-    .op = LN_OP_LAYERNORM_BWD,
-    .forward = backward,
-    .how = "fp16 widened to fp32; the fp32 sums of the naive kernel (dgamma, dbeta over rows in fp32), one "
-           "rounding to fp16 per output",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 1,
-};
+NORM_KERNEL(ln_f16_lnbwd_f32acc_scalar, "f16-lnbwd-f32acc-scalar");

@@ -1,13 +1,5 @@
 /* f32-lnbwd-vector for AVX512: see f32-norm-ops-vec.h. */
-#define NORM_KIND 1
+#define NORM_KIND NORM_LNBWD
 #include "f32-norm-ops-vec.h"
 
-const ln_kernel ln_f32_lnbwd_vector_avx512 = {.name = "f32-lnbwd-vector-" LN_VEC_NAME,
-                                              .dtype = LN_F32,
-                                              .isa = LN_VEC_ISA,
-                                              .op = LN_OP_LAYERNORM_BWD,
-                                              .forward = forward,
-                                              .how = HOW,
-                                              .bound = bound,
-                                              .domain = ln_domain_any_row,
-                                              .agrees_nonfinite = 1};
+NORM_VEC_KERNEL(ln_f32_lnbwd_vector_avx512, "f32-lnbwd-vector");

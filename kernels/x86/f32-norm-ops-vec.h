@@ -1,7 +1,7 @@
 /* RMSNorm forward and the backward ops in fp32 for AVX2 and AVX-512, written once over vec.h
- * (docs/ops.md). The including file defines NORM_KIND (0 rmsnorm, 1 layernorm-bwd,
- * 2 rmsnorm-bwd: a number the preprocessor can test), includes this header and defines the
- * ln_kernel "f32-<rmsnorm|lnbwd|rmsbwd>-vector-<isa>" from forward, bound and HOW.
+ * (docs/ops.md). The including file defines NORM_KIND (NORM_RMSNORM, NORM_LNBWD or NORM_RMSBWD,
+ * norm-ops-common.h), includes this header and defines its ln_kernel with
+ * NORM_VEC_KERNEL(id, "f32-<rmsnorm|lnbwd|rmsbwd>-vector"), which appends the ISA.
  *
  * Sums run in 4 vector accumulators of W lanes with fused multiply-adds, the lanes summed in
  * double at the end: each lane adds about n / (4W) terms, so the sums' relative error is
@@ -12,9 +12,10 @@
 #include <stdlib.h>
 
 #include "bounds-ops.h"
+#include "norm-ops-common.h"
 #include "vec.h"
 
-#define CENTRED (NORM_KIND == 1)
+#define CENTRED (NORM_KIND == NORM_LNBWD)
 
 /* Elements i .. i + W (or the n - i < W left) of p, lanes past the row end read as 0. */
 LN_INLINE vf load_at(const float *p, size_t i, size_t n)
@@ -37,7 +38,7 @@ LN_INLINE void prefetch_row(const float *p, size_t i)
 /* The number of terms of each lane's sequential sum, plus the double combination. */
 static double lane_terms(size_t n) { return ceil((double)n / (4.0 * VF_W)) + 1.0; }
 
-#if NORM_KIND == 0
+#if NORM_KIND == NORM_RMSNORM
 
 static void forward(const ln_args *a)
 {
@@ -52,7 +53,14 @@ static void forward(const ln_args *a)
             s[(i / VF_W) % 4] = vf_fma(v, v, s[(i / VF_W) % 4]);
         }
         double ss = vf_sum(s[0]) + vf_sum(s[1]) + vf_sum(s[2]) + vf_sum(s[3]);
-        float rstd = (float)(1.0 / sqrt(ss / (double)n + a->eps));
+        double radicand = ss / (double)n + a->eps;
+        if (!ln_rms_radicand_ok(radicand)) { /* a lane overflowed or the squares underflowed */
+            double rstd = ln_rms_row_f64(LN_F32, a, r);
+            if (a->mean) a->mean[r] = 0;
+            if (a->rstd) a->rstd[r] = rstd;
+            continue;
+        }
+        float rstd = (float)(1.0 / sqrt(radicand));
         const vf vr = vf_set1(rstd);
         const float *next = r + 1 < a->rows ? x + n : NULL;
         for (size_t i = 0; i < n; i += VF_W) {
@@ -75,7 +83,7 @@ static double bound(size_t n, double kappa)
 
 #define HOW                                                                                  \
     "fp32 FMA sum of squares in 4W lanes (summed in double), then y = x rstd gamma + beta; " \
-    "rel. error of mean(x^2) + eps (n/(4W) + 4) u"
+    "rel. error of mean(x^2) + eps (n/(4W) + 4) u; rows whose sums overflow or squares underflow redone in double"
 
 #else
 
@@ -125,3 +133,13 @@ static double bound(size_t n, double kappa) { return ln_bound_norm_bwd(lane_term
     "fp32 dgamma, dbeta sums; one for dx; dx error 2 (n/(4W) + 9) kappa u"
 
 #endif
+
+#define NORM_VEC_KERNEL(id, prefix)                       \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, \
+                          .dtype = LN_F32,                \
+                          .isa = LN_VEC_ISA,              \
+                          .op = NORM_OP(NORM_KIND),       \
+                          .forward = forward,             \
+                          .how = HOW,                     \
+                          .bound = bound,                 \
+                          NORM_CONTRACT(NORM_KIND == NORM_RMSNORM)}

@@ -255,6 +255,12 @@ static void forward_pipelined(const ln_args *a, int stream)
  * prefetch 0.63, row groups 0.62-0.66. At D 2048 the pipeline is still ahead (0.92 against 0.78). */
 #define ROWWISE_MIN_D 4096
 
+/* The normalization of row r prefetches row r+1 shifted by PREFETCH_AHEAD floats (1 KiB): its
+ * last loads reach into row r+2, so memory keeps reading while the sums of row r+1 run from L2
+ * (which the prefetch into the row alone left idle). Measured (docs/simd.md): 1 KiB, 0.5 and
+ * 2 KiB alike, +5-11% at D 4096-16384; 4 KiB no gain. */
+#define PREFETCH_AHEAD 256
+
 LN_INLINE void normalize_prefetch_body(const float *x, float *y, const float *g, const float *b, size_t n, float mean,
                                        float rstd, const float *pf, int has_g, int has_b)
 {
@@ -277,7 +283,7 @@ static void forward_rowwise(const ln_args *a)
         double s1, s2, mean_out, rstd_out;
         const float K = shift_of(x, n);
         shifted_sums(x, n, K, &s1, &s2);
-        const float *pf = r + 1 < a->rows ? x + n : NULL;
+        const float *pf = r + 1 >= a->rows ? NULL : r + 2 < a->rows ? x + n + PREFETCH_AHEAD : x + n;
         if (shifted_stats(s1, s2, K, n, a->eps, &mean, &rstd)) {
 #define CASE(G, B) normalize_prefetch_body(x, y, a->gamma, a->beta, n, mean, rstd, pf, G, B)
             LN_SPECIALIZE_GB(a->gamma, a->beta, CASE);
@@ -291,10 +297,11 @@ static void forward_rowwise(const ln_args *a)
     }
 }
 
-/* Row groups from the length where the pipeline's 5 n floats outgrow L1 (40 KiB of it), and only
- * in cache: streaming from memory they measured slower than the pipeline (0.52-0.66 of the copy
- * probe against 0.67-0.76 at D 4096-16384, groups of 2 or 4 rows). */
-#define GROUP_MIN_D 2048
+/* Row groups in cache from D 4096, where the pipeline's 5 n floats (80 KiB) are well past L1;
+ * at D 2048 (40 KiB, L1d 48 KiB on Sapphire Rapids) the pipeline measured 1.2-1.3x the groups
+ * (docs/simd.md). Streaming from memory groups measured slower than the pipeline (0.52-0.66 of
+ * the copy probe against 0.67-0.76 at D 4096-16384, groups of 2 or 4 rows). */
+#define GROUP_MIN_D 4096
 
 static void forward(const ln_args *a)
 {

@@ -265,14 +265,14 @@ static void test_accurate_redoes_bad_shifts(void **state)
     (void)state;
     const ln_kernel *sc = ln_kernel_find("f32-accurate-scalar");
     assert_non_null(sc);
-    const size_t dims[] = {300, 2100}, rows = 11;
+    const size_t dims[] = {300, 2100, 4100}, rows = 11; /* 4100: long rows, in pairs */
     size_t checked = 0;
     for (size_t i = 0; i < ln_num_kernels; i++) {
         const ln_kernel *k = ln_all_kernels[i];
         char alg[32];
         if (!is_simd(k) || k->dtype != LN_F32 || strcmp(ln_kernel_algorithm(k, alg, sizeof alg), "accurate") != 0)
             continue;
-        for (size_t ni = 0; ni < 2; ni++) {
+        for (size_t ni = 0; ni < 3; ni++) {
             const size_t D = dims[ni];
             float *x = malloc(rows * D * 4), *y1 = malloc(rows * D * 4), *y2 = malloc(rows * D * 4);
             float *g = malloc(D * 4), *b = malloc(D * 4);

@@ -13,8 +13,12 @@
  * stores), so x is read from memory once. Floats are widened VD_W at a time by conversions
  * that take their operand from memory and rounded back VD_W at a time (no lane shuffles);
  * gamma and beta are widened once per call for short rows, converted VD_W at a time for long
- * ones. The conversions and the double arithmetic (10 vector operations per W inputs for the
- * sums, 14 for the outputs) are this kernel's cost.
+ * ones, which with AVX-512 and in cache go two rows at a time (normalize r and r+1, sum r+2
+ * and r+3) so that each conversion of gamma and beta serves two rows. The conversions and the double arithmetic (10
+ * uops per W inputs for the sums, 14 for the outputs, 8 more for gamma and beta of long rows,
+ * 4 in pairs) are this kernel's cost. A float-float epilogue (y from float pairs, 16 lanes,
+ * no conversion) needs two exact products and two two-sums per output: 21-23 fp32 operations
+ * per W against 14 uops here, measured no faster (docs/simd.md).
  * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,15 +92,21 @@ LN_INLINE vd gb_load(const void *p, size_t i, size_t m, int wide)
     return m == VD_W ? vd_load_f32((const float *)p + i) : vd_load_f32_part((const float *)p + i, m);
 }
 
-/* VD_W outputs (or the first m) at element i of the row: (x - K) rstd + c with c = -d rstd,
- * times gamma plus beta (g, b as gb_load reads them; NULL when has_g, has_b say so). */
+/* (x - K) rstd + c, times gamma plus beta (gv, bv: unused when has_g, has_b say there are none). */
+LN_INLINE vd out_vec(vd xd, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int has_b)
+{
+    vd t = vd_fma(vd_sub(xd, k), rstd, c);
+    if (has_g) return vd_fma(t, gv, has_b ? bv : vd_set1(0.0));
+    return has_b ? vd_add(t, bv) : t;
+}
+
+/* VD_W outputs (or the first m) at element i of the row, g and b as gb_load reads them (NULL
+ * when has_g, has_b say so). */
 LN_INLINE vd out_half(vd xd, const void *g, const void *b, size_t i, size_t m, vd k, vd rstd, vd c, int has_g,
                       int has_b, int wide)
 {
-    vd t = vd_fma(vd_sub(xd, k), rstd, c);
-    vd bb = has_b ? gb_load(b, i, m, wide) : vd_set1(0.0);
-    if (has_g) return vd_fma(t, gb_load(g, i, m, wide), bb);
-    return has_b ? vd_add(t, bb) : t;
+    vd gv = has_g ? gb_load(g, i, m, wide) : vd_set1(0.0), bv = has_b ? gb_load(b, i, m, wide) : vd_set1(0.0);
+    return out_vec(xd, gv, bv, k, rstd, c, has_g, has_b);
 }
 
 /* Outputs i..i+m of the row (m <= W), ordinary masked stores: heads and tails. */
@@ -155,6 +165,75 @@ static void pipeline(const float *x, float *y, const void *g, const void *b, dou
 #undef BODY
 }
 
+/* Two rows normalized while the next two are summed, for cache-resident calls: rows of D >=
+ * GB_FLOAT_MIN_D, whose gamma and beta are floats converted in registers, convert them once for
+ * both rows (4 of the 16 conversion uops per W outputs of a row alone). Each row gets the
+ * operations, in the order, of a row alone: the same bits. From memory the single-row pipeline
+ * stays (pairs measured no faster there: the stream, not the uops, sets the pace). The loop
+ * keeps 16 vectors live (8 partial sums, 8 row constants): AVX-512's 32 registers hold them;
+ * with AVX2's 16 two sums spill to the stack and pairs measured slower than single rows
+ * (docs/simd.md), so AVX2 keeps the single-row pipeline. */
+#if defined(__AVX512F__)
+#define ACC_PAIRS 1
+#else
+#define ACC_PAIRS 0
+#endif
+
+typedef struct {
+    const float *x[2];
+    float *y[2];
+    double K[2], d[2], rstd[2]; /* the pair normalized: shift, mean - shift, rstd */
+    const float *xn[2];         /* the pair summed (NULL: none) about Kn, into s1, s2 */
+    double Kn[2], s1[2], s2[2];
+} acc_pair;
+
+/* Outputs i..i+VD_W of one row from gamma and beta already converted. */
+LN_INLINE void out_store(const float *x, float *y, size_t i, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int has_b)
+{
+    vd_store_f32(y + i, out_vec(vd_load_f32(x + i), gv, bv, k, rstd, c, has_g, has_b));
+}
+
+LN_INLINE void pair_body(acc_pair *p, const float *g, const float *b, size_t n, int has_g, int has_b, int has_next)
+{
+    const float *x0 = p->x[0], *x1 = p->x[1], *xn0 = p->xn[0], *xn1 = p->xn[1];
+    float *y0 = p->y[0], *y1 = p->y[1];
+    const vd k0 = vd_set1(p->K[0]), rstd0 = vd_set1(p->rstd[0]), c0 = vd_set1(-p->d[0] * p->rstd[0]);
+    const vd k1 = vd_set1(p->K[1]), rstd1 = vd_set1(p->rstd[1]), c1 = vd_set1(-p->d[1] * p->rstd[1]);
+    const vd kn0 = vd_set1(p->Kn[0]), kn1 = vd_set1(p->Kn[1]), z = vd_set1(0.0);
+    vd s0 = z, sh = z, q0 = z, qh = z, t0 = z, th = z, u0 = z, uh = z; /* sums of xn0 (s, q) and xn1 (t, u) */
+    size_t i = 0;
+    for (; i + VF_W <= n; i += VF_W) {
+        vd gv = has_g ? vd_load_f32(g + i) : z, bv = has_b ? vd_load_f32(b + i) : z;
+        out_store(x0, y0, i, gv, bv, k0, rstd0, c0, has_g, has_b);
+        out_store(x1, y1, i, gv, bv, k1, rstd1, c1, has_g, has_b);
+        gv = has_g ? vd_load_f32(g + i + VD_W) : z, bv = has_b ? vd_load_f32(b + i + VD_W) : z;
+        out_store(x0, y0, i + VD_W, gv, bv, k0, rstd0, c0, has_g, has_b);
+        out_store(x1, y1, i + VD_W, gv, bv, k1, rstd1, c1, has_g, has_b);
+        if (has_next) {
+            dev_add(vd_load_f32(xn0 + i), kn0, &s0, &q0);
+            dev_add(vd_load_f32(xn0 + i + VD_W), kn0, &sh, &qh);
+            dev_add(vd_load_f32(xn1 + i), kn1, &t0, &u0);
+            dev_add(vd_load_f32(xn1 + i + VD_W), kn1, &th, &uh);
+        }
+    }
+    if (i < n) {
+        out_part(x0, y0, g, b, i, n - i, k0, rstd0, c0, has_g, has_b, 0);
+        out_part(x1, y1, g, b, i, n - i, k1, rstd1, c1, has_g, has_b, 0);
+    }
+    if (has_next) {
+        vd s[2] = {s0, sh}, q[2] = {q0, qh}, t[2] = {t0, th}, u[2] = {u0, uh};
+        dev_from(xn0, n, i, p->Kn[0], s, q, &p->s1[0], &p->s2[0]);
+        dev_from(xn1, n, i, p->Kn[1], t, u, &p->s1[1], &p->s2[1]);
+    }
+}
+
+static void pair(acc_pair *p, const float *g, const float *b, size_t n)
+{
+#define CASE(G, B) (p->xn[0] ? pair_body(p, g, b, n, G, B, 1) : pair_body(p, g, b, n, G, B, 0))
+    LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
+}
+
 /* Rows this long read gamma and beta as floats, converted in registers: their double copies
  * (16 n bytes, 64 KiB at D 4096) no longer stay in L1 beside the rows, and reading them from L2
  * costs more than the conversions (Sapphire Rapids, docs/simd.md: +10-18% in cache and +6-7%
@@ -184,6 +263,64 @@ static void widen(const float *g, const float *b, size_t n, double **gd, double 
     for (size_t i = 0; b && i < n; i++) buf[n + i] = b[i];
 }
 
+/* d and rstd of the row x from its sums about *K; a row whose shift was off is summed again
+ * about K + S1/n (and *K moves there). */
+static void row_stats(const float *x, size_t n, double eps, double *K, double s1, double s2, double *d, double *rstd)
+{
+    if (dev_stats(s1, s2, n, eps, 0, d, rstd)) return;
+    *K += s1 / (double)n;
+    dev_row(x, n, *K, &s1, &s2);
+    dev_stats(s1, s2, n, eps, 1, d, rstd);
+}
+
+static void put_stats(const ln_args *a, size_t r, double K, double d, double rstd)
+{
+    if (a->mean) a->mean[r] = K + d;
+    if (a->rstd) a->rstd[r] = rstd;
+}
+
+/* Rows from 0 two at a time (acc_pair); returns the first row left (its sums not taken). */
+static size_t forward_pairs(const ln_args *a, const float *g, const float *b)
+{
+    const size_t n = a->D, rows = a->rows;
+    const float *x = a->x;
+    float *y = a->y;
+    acc_pair p;
+    for (int q = 0; q < 2; q++) p.Kn[q] = acc_shift(x + q * n, n), dev_row(x + q * n, n, p.Kn[q], &p.s1[q], &p.s2[q]);
+    size_t r = 0;
+    for (; r + 1 < rows; r += 2) {
+        const int next = r + 3 < rows;
+        for (int q = 0; q < 2; q++) {
+            p.x[q] = x + (r + q) * n, p.y[q] = y + (r + q) * n, p.K[q] = p.Kn[q];
+            row_stats(p.x[q], n, a->eps, &p.K[q], p.s1[q], p.s2[q], &p.d[q], &p.rstd[q]);
+            p.xn[q] = next ? p.x[q] + 2 * n : NULL;
+            p.Kn[q] = next ? acc_shift(p.xn[q], n) : 0.0;
+        }
+        pair(&p, g, b, n);
+        for (int q = 0; q < 2; q++) put_stats(a, r + q, p.K[q], p.d[q], p.rstd[q]);
+        if (!next) return r + 2;
+    }
+    return r;
+}
+
+/* Rows r.. one at a time through the two-row pipeline. */
+static void forward_rows(const ln_args *a, const void *g, const void *b, size_t r, int stream, int wide)
+{
+    const size_t n = a->D, rows = a->rows;
+    double K = acc_shift((const float *)a->x + r * n, n), s1, s2;
+    dev_row((const float *)a->x + r * n, n, K, &s1, &s2);
+    for (; r < rows; r++) {
+        const float *x = (const float *)a->x + r * n, *xn = r + 1 < rows ? x + n : NULL;
+        float *y = (float *)a->y + r * n;
+        double d, rstd;
+        row_stats(x, n, a->eps, &K, s1, s2, &d, &rstd);
+        const double Kn = xn ? acc_shift(xn, n) : 0.0;
+        pipeline(x, y, g, b, K, d, rstd, xn, Kn, stream && r + 2 < rows ? xn + n : NULL, n, &s1, &s2, stream, wide);
+        put_stats(a, r, K, d, rstd);
+        K = Kn;
+    }
+}
+
 static void forward(const ln_args *a)
 {
     const size_t n = a->D, rows = a->rows;
@@ -191,30 +328,13 @@ static void forward(const ln_args *a)
     const int stream = rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
     const int wide = n < GB_FLOAT_MIN_D;
     const void *g = a->gamma, *b = a->beta;
-    double s1, s2;
     if (wide) {
         double *gd, *bd;
         widen(a->gamma, a->beta, n, &gd, &bd);
         g = gd, b = bd;
     }
-    double K = acc_shift(a->x, n);
-    dev_row(a->x, n, K, &s1, &s2);
-    for (size_t r = 0; r < rows; r++) {
-        const float *x = (const float *)a->x + r * n, *xn = r + 1 < rows ? x + n : NULL;
-        float *y = (float *)a->y + r * n;
-        double d, rstd;
-        if (!dev_stats(s1, s2, n, a->eps, 0, &d, &rstd)) {
-            /* the shift was off: once more about the mean it gave */
-            K += s1 / (double)n;
-            dev_row(x, n, K, &s1, &s2);
-            dev_stats(s1, s2, n, a->eps, 1, &d, &rstd);
-        }
-        const double Kn = xn ? acc_shift(xn, n) : 0.0;
-        pipeline(x, y, g, b, K, d, rstd, xn, Kn, stream && r + 2 < rows ? xn + n : NULL, n, &s1, &s2, stream, wide);
-        if (a->mean) a->mean[r] = K + d;
-        if (a->rstd) a->rstd[r] = rstd;
-        K = Kn;
-    }
+    size_t r = ACC_PAIRS && !wide && !stream && rows >= 2 ? forward_pairs(a, g, b) : 0;
+    if (r < rows) forward_rows(a, g, b, r, stream, wide);
     if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
 }
 

@@ -203,6 +203,11 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
         int matched = 0;
         for (size_t i = 0; i < nall; i++)
             if (fnmatch(items[j], op_kernel_at(i)->name, 0) == 0) chosen[i] = 1, matched = 1;
+        if (!matched && !strncmp(items[j], "probe", 5)) {
+            /* the bandwidth probes are not kernels: lnbench bench times them in every run */
+            fprintf(stderr, "lnbench: note: --kernels: '%s': the probes always run beside the kernels\n", items[j]);
+            continue;
+        }
         if (!matched) {
             const char **names = malloc(nall * sizeof *names);
             if (!names) ln_die("out of memory");

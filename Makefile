@@ -179,7 +179,7 @@ BENCH_TIMING_FLAGS := --D 768,1024,4096,8192,16384 --bytes 1M,256M --max-call-se
                       --benchmark_repetitions=5 --benchmark_min_time=0.05
 endif
 # The other operators (docs/ops.md) after the LayerNorm runs: per op a small accuracy sweep (D 768,
-# 3 distributions) and timing run (D 4096, cache and memory, 3 repetitions) of every kernel,
+# 3 distributions) and timing run (D 1024, 4096, cache and memory, 3 repetitions) of every kernel,
 # written to $(RESULTS)/ops/ (with their .meta.json and bench.json) and their rows appended to
 # accuracy.csv and bench.csv, where the op column tells them apart. BENCH_THREADS (default 1,2
 # on a machine with 2 CPUs or more, else 1) is the rmsnorm run's --threads: one run times its
@@ -189,7 +189,7 @@ endif
 BENCH_OPS := rmsnorm layernorm-bwd rmsnorm-bwd
 BENCH_THREADS ?= $(if $(filter-out 0 1,$(shell nproc 2>/dev/null || echo 1)),1$(comma)2,1)
 BENCH_OPS_ACCURACY_FLAGS := --dist normal,offset:1e4,outlier:1000 --D 768
-BENCH_OPS_TIMING_FLAGS := --D 4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=3 \
+BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=3 \
                           --benchmark_min_time=0.02
 .PHONY: bench bench-ops compare history
 bench: $(BUILD)/lnbench lnbench

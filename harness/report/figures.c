@@ -187,6 +187,7 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
         fprintf(v, "title = \"%s, %s, %s-resident, D %g-%g: %s; %s\"\n", ln_op_title(op), dt, rg, dlo, dhi,
                 detail ? "every kernel, fastest first" : "the fastest kernel of each algorithm", F->machine);
         names_var(v, "names", s, k);
+        fprintf(v, "traffic = \"%s\"\n", ln_backward_op(op) ? "x, dy read + dx written" : "x read + y written");
         double Ds[LN_MAXD];
         size_t nD = 0;
         for (size_t i = 0; i < k; i++)

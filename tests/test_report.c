@@ -253,6 +253,18 @@ static void test_scaling_figures(void **state)
     assert_int_equal(ln_table_threads(&t, threads, 4), 2);
     assert_int_equal(threads[0], 1);
     assert_int_equal(threads[1], 2);
+    ln_table_free(&t);
+    /* the smallest count, whatever the order of the rows (here 2-thread rows first) */
+    assert_int_equal(
+        sh("{ head -n 1 tests/fixtures/ops/bench.csv; tail -n +2 tests/fixtures/ops/bench.csv | "
+           "sort -t, -k9,9nr; } >%s/reversed.csv && sed -n 2p %s/reversed.csv | grep -q ',normal,1e-05,2,'",
+           test_dir, test_dir),
+        0);
+    assert_int_equal(ln_table_read(test_path("reversed.csv"), &t), 1);
+    assert_int_equal(ln_table_threads(&t, threads, 1), 1);
+    assert_int_equal(threads[0], 1);
+    ln_table_free(&t);
+    assert_int_equal(ln_table_read("tests/fixtures/ops/bench.csv", &t), 1);
     assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 1, "gbps"), 22, 0);
     assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 2, "gbps"), 40, 0);
     assert_float_equal(ln_limit_at(&t, "memory", 2, NULL), 25, 0);

@@ -68,7 +68,11 @@ size_t ln_table_threads(const ln_table *t, int *threads, size_t cap)
         int k = ln_row_threads(t, r);
         size_t i = 0;
         while (i < n && threads[i] != k) i++;
-        if (i < n || n == cap) continue;
+        if (i < n) continue;
+        if (n == cap) { /* full: keep the smallest counts */
+            if (k > threads[n - 1]) continue;
+            n--;
+        }
         for (i = n++; i > 0 && threads[i - 1] > k; i--) threads[i] = threads[i - 1];
         threads[i] = k;
     }

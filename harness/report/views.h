@@ -25,7 +25,8 @@ void ln_collect_ops(const ln_table *t, const char **ops, size_t *n);
 
 /* The thread count of row r: its threads column, 1 when absent or empty. */
 int ln_row_threads(const ln_table *t, size_t r);
-/* The thread counts of t, ascending; returns how many (0 for an empty table). */
+/* The thread counts of t, ascending, the smallest cap of them; returns how many (0 for an
+ * empty table). */
 size_t ln_table_threads(const ln_table *t, int *threads, size_t cap);
 
 /* Median of column col over the rows of kernel in regime at the thread count, NaN values

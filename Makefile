@@ -163,7 +163,8 @@ $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
-# cache- and memory-resident inputs, probes beside) and a one-line-per-kernel summary, all in
+# cache- and memory-resident inputs, probes beside), the same for the other ops, smaller
+# (bench-ops, below), and a one-line-per-kernel summary per op, all in
 # $(RESULTS)/, then the sweeps, figures and report (REPORT.md, report.html), and a copy of the
 # results in $(RESULTS)/history/<machine>/<date>-<commit>/. QUICK=1: 2 D, 3 repetitions,
 # shorter min time. Budget: docs/timing.md. BENCH_ARGS=... adds flags to the timing run.
@@ -177,15 +178,42 @@ BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096
 BENCH_TIMING_FLAGS := --D 768,1024,4096,8192,16384 --bytes 1M,256M --max-call-seconds 0.5 \
                       --benchmark_repetitions=5 --benchmark_min_time=0.05
 endif
-.PHONY: bench compare history
+# The other operators (docs/ops.md) after the LayerNorm runs: per op a small accuracy sweep (D 768,
+# 3 distributions) and timing run (D 1024, 4096, cache and memory, 3 repetitions) of every kernel,
+# written to $(RESULTS)/ops/ (with their .meta.json and bench.json) and their rows appended to
+# accuracy.csv and bench.csv, where the op column tells them apart. BENCH_THREADS (default 1,2
+# on a machine with 2 CPUs or more, else 1) is the rmsnorm run's --threads: one run times its
+# kernels and the probes at each count, the report's "Scaling with threads" section (for every
+# LayerNorm kernel too: BENCH_ARGS='--threads 1,2', twice the timing). Budget: about 40 s on the
+# 2-core VM (accuracy ~10 s, timing ~10 s an op).
+BENCH_OPS := rmsnorm layernorm-bwd rmsnorm-bwd
+BENCH_THREADS ?= $(if $(filter-out 0 1,$(shell nproc 2>/dev/null || echo 1)),1$(comma)2,1)
+BENCH_OPS_ACCURACY_FLAGS := --dist normal,offset:1e4,outlier:1000 --D 768
+BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=3 \
+                          --benchmark_min_time=0.02
+.PHONY: bench bench-ops compare history
 bench: $(BUILD)/lnbench lnbench
 	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
 	$(BUILD)/lnbench accuracy --quiet $(BENCH_ACCURACY_FLAGS) --out $(RESULTS)/accuracy.csv
 	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-ops
 	@echo
 	@$(BUILD)/lnbench summary --bench $(RESULTS)/bench.csv --accuracy $(RESULTS)/accuracy.csv
 	@$(MAKE) --no-print-directory sweeps report history
 	@echo "make bench: $$(( $$(date +%s) - $$(cat $(BUILD)/.bench-start) )) s wall time; results in $(RESULTS)/"
+
+bench-ops: $(BUILD)/lnbench
+	@mkdir -p $(RESULTS)/ops
+	@for op in $(BENCH_OPS); do \
+	    threads=1; [ $$op = rmsnorm ] && threads='$(BENCH_THREADS)'; \
+	    echo "bench-ops: $$op (accuracy, timing at --threads $$threads)"; \
+	    $(BUILD)/lnbench accuracy --op $$op --quiet $(BENCH_OPS_ACCURACY_FLAGS) --out $(RESULTS)/ops/accuracy-$$op.csv \
+	        >/dev/null && \
+	    $(BUILD)/lnbench bench --op $$op --quiet $(BENCH_OPS_TIMING_FLAGS) --threads $$threads \
+	        --out $(RESULTS)/ops/bench-$$op.csv >/dev/null || exit 1; \
+	done
+	scripts/append-rows.sh $(RESULTS)/accuracy.csv $(BENCH_OPS:%=$(RESULTS)/ops/accuracy-%.csv)
+	scripts/append-rows.sh $(RESULTS)/bench.csv $(BENCH_OPS:%=$(RESULTS)/ops/bench-%.csv)
 
 # `make check`: an accuracy sweep judged against every kernel's contract (kernels/kernel.h): exit
 # status 1 when any case's verdict is fail, one line per failure with the command that dumps it.

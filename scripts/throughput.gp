@@ -10,7 +10,7 @@ set xrange [xmin / 1.25:xmax * 1.25]
 set xtics ()
 do for [i=1:words(dvals)] { set xtics add (word(dvals, i) word(dvals, i) + 0) }
 set xlabel "row length D (elements)"
-set ylabel "GB/s (x read + y written)"
+set ylabel "GB/s (" . traffic . ")"
 if (logy) { set logscale y; set yrange [ymin:ymax]; set format y "%g"; set ytics 10; \
     do for [e=-3:3] { do for [m in "1 2 5"] { set ytics add (sprintf("%g", m * 10.0**e) m * 10.0**e) } } } \
 else { set yrange [0:ymax] }

@@ -99,10 +99,10 @@ static void test_figures_without_data_are_skipped(void **state)
     assert_int_equal(sh("LNBENCH='%s' scripts/plots.sh %s >%s/log 2>&1", lnbench, only, only), 0);
     assert_int_equal(sh("test -s %s/plots/throughput-memory-f32.png", only), 0);
     assert_int_not_equal(sh("ls %s/plots/accuracy-* >/dev/null 2>&1", only), 0);
-    assert_int_equal(
-        sh("'%s' report %s >/dev/null && ! grep -q '## Verdicts' %s/REPORT.md && grep -q '## Summary' %s/REPORT.md",
-           lnbench, only, only, only),
-        0);
+    assert_int_equal(sh("'%s' report %s >/dev/null && ! grep -q '## Verdicts' %s/REPORT.md && grep -q '## Which "
+                        "kernel, here' %s/REPORT.md",
+                        lnbench, only, only, only),
+                     0);
     /* no results at all: a message and a failure, no figures */
     snprintf(only, sizeof only, "%s/empty", dir);
     assert_int_equal(sh("mkdir -p %s", only), 0);

@@ -16,6 +16,7 @@
 
 #include "stats.h"
 #include "table.h"
+#include "views.h"
 #include "sh.h"
 #include "tmpdir.h"
 
@@ -70,16 +71,30 @@ static char *report_of(const char *dir)
     return slurp(p);
 }
 
+/* The report of a results folder made in test_dir/sub by the shell command prepare, in which
+ * every %1$s is test_dir/sub. */
+static char *report_of_prepared(const char *sub, const char *prepare)
+{
+    char d[256], cmd[1024];
+    snprintf(d, sizeof d, "%s/%s", test_dir, sub);
+    snprintf(cmd, sizeof cmd, prepare, d);
+    if (sh("mkdir -p %s && %s", d, cmd) != 0) return NULL;
+    return report_of(d);
+}
+
 static void test_report_opens_with_verdicts(void **state)
 {
     (void)state;
     assert_int_equal(sh("cp tests/fixtures/*.csv tests/fixtures/*.meta.json %s/", test_dir), 0);
     char *md = report_of(test_dir);
     assert_non_null(md);
-    /* first screen: title, machine, verdicts, then the summary */
+    /* first screen: title, machine, which kernel at what cost, verdicts, then the op's section */
     assert_true(strstr(md, "# lnbench report\n\nMachine: Intel(R) Xeon(R) Platinum 8481C") == md);
-    char *verdicts = strstr(md, "## Verdicts"), *summary = strstr(md, "## Summary");
-    assert_true(verdicts && summary && verdicts < summary);
+    char *glance = strstr(md, "## Which kernel, here, and at what cost"), *verdicts = strstr(md, "## Verdicts"),
+         *section = strstr(md, "## LayerNorm (layernorm)");
+    assert_true(glance && verdicts && section && glance < verdicts && verdicts < section);
+    assert_non_null(strstr(md, "| layernorm | f32 | cache | f32-twopass-avx512 | 34.4 | 72% | f32-welford-avx512 "
+                               "(2.62 u) | 18.3 (0.53x) | outlier:1000: 2.66 u |"));
     assert_non_null(strstr(
         md, "## Verdicts\n\n3 fail, 138 pass, 15 outside the conditions of the kernel's bound, 42 without a bound; "
             "2 kernel-cases on inputs that degenerated"));
@@ -113,15 +128,9 @@ static void test_report_opens_with_verdicts(void **state)
 static void test_same_counts_share_a_row(void **state)
 {
     (void)state;
-    assert_int_equal(
-        sh("mkdir -p %s/twin && cp tests/fixtures/*.csv tests/fixtures/*.meta.json %s/twin/ && "
-           "grep '^f32-twopass-avx512,' tests/fixtures/accuracy.csv | sed 's/^f32-twopass-avx512,/f32-twopass-avx2,/' "
-           ">>%s/twin/accuracy.csv",
-           test_dir, test_dir, test_dir),
-        0);
-    char d[256];
-    snprintf(d, sizeof d, "%s/twin", test_dir);
-    char *md = report_of(d);
+    char *md = report_of_prepared(
+        "twin", "cp tests/fixtures/*.csv tests/fixtures/*.meta.json %1$s/ && grep '^f32-twopass-avx512,' "
+                "tests/fixtures/accuracy.csv | sed 's/^f32-twopass-avx512,/f32-twopass-avx2,/' >>%1$s/accuracy.csv");
     assert_non_null(md);
     assert_non_null(strstr(md, "| f32-twopass-avx512, f32-twopass-avx2 | 22 | 0 | 0 | 0 | 0 |"));
     free(md);
@@ -131,17 +140,11 @@ static void test_report_without_verdict_columns(void **state)
 {
     (void)state;
     /* the accuracy files as they were before the verdict columns: the last four cut off */
-    assert_int_equal(
-        sh("mkdir -p %s/old && for f in accuracy conditioning eps; do cut -d, -f1-21 tests/fixtures/$f.csv "
-           ">%s/old/$f.csv; done && cp tests/fixtures/bench.csv* %s/old/",
-           test_dir, test_dir, test_dir),
-        0);
-    char d[256];
-    snprintf(d, sizeof d, "%s/old", test_dir);
-    char *md = report_of(d);
+    char *md = report_of_prepared("old", "for f in accuracy conditioning eps; do cut -d, -f1-21 tests/fixtures/$f.csv "
+                                         ">%1$s/$f.csv; done && cp tests/fixtures/bench.csv* %1$s/");
     assert_non_null(md);
     assert_non_null(strstr(md, "no verdict columns"));
-    assert_non_null(strstr(md, "## Summary"));
+    assert_non_null(strstr(md, "## LayerNorm (layernorm)"));
     free(md);
     assert_int_equal(sh("'%s' report %s/empty-folder 2>/dev/null", lnbench, test_dir), 2);
 }
@@ -177,6 +180,121 @@ static void test_compare_exit_status(void **state)
     assert_int_equal(compare("base", "no-such-run", ""), 2);
 }
 
+/* tests/fixtures/ops: bench.csv with LayerNorm, RMSNorm and LayerNorm backward kernels, the first
+ * two timed at 1 and 2 threads (probes at both), numbers chosen so that any mixing shows: e.g.
+ * f32-twopass-avx512 in cache has 20, 24 GB/s at 1 thread (median 22) and 36, 44 at 2 (median
+ * 40); the probes' best in cache is 40 at 1 thread, 80 at 2. accuracy.csv: real rows of those
+ * kernels with the op and dgamma/dbeta columns. */
+static void test_ops_and_threads_kept_apart(void **state)
+{
+    (void)state;
+    char *md = report_of_prepared("ops", "cp tests/fixtures/ops/* %1$s/");
+    assert_non_null(md);
+    /* one thread, one op per row: 22 (not 30, the median over both counts), 22 / 40 of the
+     * 1-thread limit; RMSNorm's kernel (32 GB/s) is not LayerNorm's fastest */
+    assert_non_null(strstr(md, "| layernorm | f32 | cache | f32-twopass-avx512 | 22 | 55% |"));
+    assert_non_null(strstr(md, "| layernorm | f32 | memory | f32-twopass-avx512 | 9 | 56% |"));
+    assert_non_null(strstr(md, "| rmsnorm | f32 | cache | f32-rmsnorm-vector-avx512 | 32 | 80% |"));
+    assert_non_null(strstr(md, "| layernorm-bwd | f32 | cache | f32-lnbwd-vector-avx512 | 11 | 28% |"));
+    assert_non_null(strstr(md, "- limit, cache: 40 GB/s (probe-copy)"));
+    /* a section per op, in that order; the backward op judged per output tensor */
+    char *ln = strstr(md, "## LayerNorm (layernorm)"), *rms = strstr(md, "## RMSNorm (rmsnorm)"),
+         *bwd = strstr(md, "## LayerNorm backward (layernorm-bwd)"), *scaling = strstr(md, "## Scaling with threads");
+    assert_true(ln && rms && bwd && scaling && ln < rms && rms < bwd && bwd < scaling);
+    assert_non_null(strstr(bwd, "| kernel | dtype | hardest dist | dx max_norm (u) | dx max_ulp | dgamma max_norm (u) "
+                                "| dbeta max_norm (u) | nonfinite | fails |"));
+    assert_non_null(strstr(bwd, "| f32-lnbwd-vector-avx512 | f32 | offset:1e4 | 473 | 4.77e+06 | 4.18e+03 | 1.57 |"));
+    assert_true(strstr(ln, "f32-rmsnorm-vector-avx512") > rms); /* not in LayerNorm's section */
+    /* scaling: 40 / 22 at 2 threads, 40 / 80 of the 2-thread limit */
+    assert_non_null(strstr(scaling, "| f32-twopass-avx512 | layernorm | cache | 2 | 40 | 1.82x | 50% |"));
+    assert_non_null(strstr(scaling, "| f32-twopass-avx512 | layernorm | memory | 2 | 15 | 1.67x | 60% |"));
+    char *after_scaling = strstr(scaling, "\n## ");
+    assert_true(after_scaling && strstr(scaling, "f32-twopass-scalar") > after_scaling); /* one count only */
+    free(md);
+    /* figures per op, titles naming it, each op's kernels in its own figures only */
+    char d[256];
+    snprintf(d, sizeof d, "%s/ops", test_dir);
+    assert_int_equal(sh("'%s' report --figure-data %s >/dev/null", lnbench, d), 0);
+    assert_int_equal(
+        sh("grep -qx 'throughput-rmsnorm-cache-f32 throughput' %s/plots/data/figures.txt && "
+           "grep -qx 'throughput-layernorm-bwd-memory-f32 throughput' %s/plots/data/figures.txt && "
+           "grep -q '^title = \"RMSNorm, f32, cache-resident' %s/plots/data/throughput-rmsnorm-cache-f32.gp",
+           d, d, d),
+        0);
+    assert_int_equal(sh("grep -q '^title = \"LayerNorm, f32, cache' %s/plots/data/throughput-cache-f32.gp && "
+                        "! grep -q rmsnorm %s/plots/data/throughput-cache-f32.gp",
+                        d, d),
+                     0);
+
+    /* lnbench summary: the same medians, a block per op, the scaling block */
+    assert_int_equal(sh("'%s' summary --bench tests/fixtures/ops/bench.csv --accuracy tests/fixtures/ops/accuracy.csv "
+                        ">%s/summary.txt",
+                        lnbench, test_dir),
+                     0);
+    char *out = slurp(test_path("summary.txt"));
+    assert_non_null(out);
+    char *b1 = strstr(out, "\nLayerNorm (layernorm)\n"), *b2 = strstr(out, "\nRMSNorm (rmsnorm)\n"),
+         *b3 = strstr(out, "\nLayerNorm backward (layernorm-bwd)");
+    assert_true(b1 && b2 && b3 && b1 < b2 && b2 < b3);
+    assert_non_null(strstr(b1, "f32-twopass-avx512                    22.00       9.00"));
+    assert_non_null(strstr(b2, "f32-rmsnorm-vector-avx512             32.00      12.00"));
+    assert_true(strstr(b1, "f32-rmsnorm-vector-avx512") > b2); /* only in its own block */
+    assert_non_null(strstr(out, "                                               2     40.00   1.82     0.50\n"));
+    free(out);
+}
+
+/* The scaling rows computed from the fixture, against the figures worked out by hand. */
+static void test_scaling_figures(void **state)
+{
+    (void)state;
+    ln_table t;
+    assert_int_equal(ln_table_read("tests/fixtures/ops/bench.csv", &t), 1);
+    int threads[4];
+    assert_int_equal(ln_table_threads(&t, threads, 4), 2);
+    assert_int_equal(threads[0], 1);
+    assert_int_equal(threads[1], 2);
+    ln_table_free(&t);
+    /* the smallest count, whatever the order of the rows (here 2-thread rows first) */
+    assert_int_equal(
+        sh("{ head -n 1 tests/fixtures/ops/bench.csv; tail -n +2 tests/fixtures/ops/bench.csv | "
+           "sort -t, -k9,9nr; } >%s/reversed.csv && sed -n 2p %s/reversed.csv | grep -q ',normal,1e-05,2,'",
+           test_dir, test_dir),
+        0);
+    assert_int_equal(ln_table_read(test_path("reversed.csv"), &t), 1);
+    assert_int_equal(ln_table_threads(&t, threads, 1), 1);
+    assert_int_equal(threads[0], 1);
+    ln_table_free(&t);
+    assert_int_equal(ln_table_read("tests/fixtures/ops/bench.csv", &t), 1);
+    assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 1, "gbps"), 22, 0);
+    assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 2, "gbps"), 40, 0);
+    assert_float_equal(ln_limit_at(&t, "memory", 2, NULL), 25, 0);
+    ln_scaling s[8];
+    size_t n = ln_scaling_rows(&t, s, 8);
+    assert_int_equal(n, 4); /* two kernels in two regimes; the 1-thread-only ones left out */
+    const struct {
+        const char *kernel, *regime;
+        double g1, g2, frac1, frac2;
+    } want[4] = {
+        {"f32-twopass-avx512", "cache", 22, 40, 22.0 / 40, 40.0 / 80},
+        {"f32-twopass-avx512", "memory", 9, 15, 9.0 / 16, 15.0 / 25},
+        {"f32-rmsnorm-vector-avx512", "cache", 32, 52, 32.0 / 40, 52.0 / 80},
+        {"f32-rmsnorm-vector-avx512", "memory", 12, 20, 12.0 / 16, 20.0 / 25},
+    };
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(s[i].kernel, want[i].kernel);
+        assert_string_equal(s[i].regime, want[i].regime);
+        assert_string_equal(s[i].op, strstr(want[i].kernel, "rmsnorm") ? "rmsnorm" : "layernorm");
+        assert_int_equal(s[i].n, 2);
+        assert_float_equal(s[i].gbps[0], want[i].g1, 1e-12);
+        assert_float_equal(s[i].gbps[1], want[i].g2, 1e-12);
+        assert_float_equal(s[i].speedup[0], 1, 1e-12);
+        assert_float_equal(s[i].speedup[1], want[i].g2 / want[i].g1, 1e-12);
+        assert_float_equal(s[i].of_limit[0], want[i].frac1, 1e-12);
+        assert_float_equal(s[i].of_limit[1], want[i].frac2, 1e-12);
+    }
+    ln_table_free(&t);
+}
+
 int main(void)
 {
     lnbench = getenv("LNBENCH");
@@ -187,6 +305,8 @@ int main(void)
         cmocka_unit_test(test_report_opens_with_verdicts),
         cmocka_unit_test(test_same_counts_share_a_row),
         cmocka_unit_test(test_report_without_verdict_columns),
+        cmocka_unit_test(test_ops_and_threads_kept_apart),
+        cmocka_unit_test(test_scaling_figures),
         cmocka_unit_test(test_compare_exit_status),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);

@@ -118,26 +118,8 @@ void ln_doc_item(ln_doc *d, const char *fmt, ...)
     va_end(ap);
 }
 
-void ln_doc_table(ln_doc *d, int n, const char *align, const char *const *header)
-{
-    close_list(d);
-    d->table_cols = n;
-    for (int i = 0; i < (int)sizeof d->align; i++) d->align[i] = i < (int)strlen(align) ? align[i] : 'r';
-    if (d->md) {
-        fputc('|', d->md);
-        for (int i = 0; i < n; i++) fputc(' ', d->md), md_text(d->md, header[i], 1), fputs(" |", d->md);
-        fputs("\n|", d->md);
-        for (int i = 0; i < n; i++) fputs(d->align[i] == 'l' ? "---|" : "---:|", d->md);
-        fputc('\n', d->md);
-    }
-    if (d->html) {
-        fputs("<table><tr>", d->html);
-        for (int i = 0; i < n; i++) fputs("<th>", d->html), html_text(d->html, header[i]), fputs("</th>", d->html);
-        fputs("</tr>\n", d->html);
-    }
-}
-
-void ln_doc_row(ln_doc *d, const char *const *cells)
+/* One row in both formats: header cells as <th>, the others as <td> aligned by column. */
+static void table_row(ln_doc *d, const char *const *cells, int header)
 {
     if (d->md) {
         fputc('|', d->md);
@@ -147,13 +129,30 @@ void ln_doc_row(ln_doc *d, const char *const *cells)
     if (d->html) {
         fputs("<tr>", d->html);
         for (int i = 0; i < d->table_cols; i++) {
-            fputs(d->align[i < 64 ? i : 63] == 'l' ? "<td>" : "<td class=\"r\">", d->html);
+            const char *open = header ? "<th>" : d->align[i < 64 ? i : 63] == 'l' ? "<td>" : "<td class=\"r\">";
+            fputs(open, d->html);
             html_text(d->html, cells[i]);
-            fputs("</td>", d->html);
+            fputs(header ? "</th>" : "</td>", d->html);
         }
         fputs("</tr>\n", d->html);
     }
 }
+
+void ln_doc_table(ln_doc *d, int n, const char *align, const char *const *header)
+{
+    close_list(d);
+    d->table_cols = n;
+    for (int i = 0; i < (int)sizeof d->align; i++) d->align[i] = i < (int)strlen(align) ? align[i] : 'r';
+    if (d->html) fputs("<table>", d->html);
+    table_row(d, header, 1);
+    if (d->md) { /* the alignment line under the header */
+        fputc('|', d->md);
+        for (int i = 0; i < n; i++) fputs(d->align[i] == 'l' ? "---|" : "---:|", d->md);
+        fputc('\n', d->md);
+    }
+}
+
+void ln_doc_row(ln_doc *d, const char *const *cells) { table_row(d, cells, 0); }
 
 void ln_doc_table_end(ln_doc *d)
 {

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "results.h"
+#include "views.h"
 
 #define MAX_SERIES 8 /* per panel: more lines than this do not read */
 #define MAX_KERNELS 128
@@ -64,6 +65,15 @@ static double on_axis(double v, double nonfinite, double floor_, double top)
 
 static void list_figure(figs *F, const char *name, const char *script) { fprintf(F->list, "%s %s\n", name, script); }
 
+/* A figure's name: KIND-REST for LayerNorm forward (the names figures always had), KIND-OP-REST
+ * for the other ops. */
+static const char *figure_name(char *buf, size_t n, const char *kind, const char *op, const char *rest)
+{
+    if (!strcmp(op, "layernorm")) snprintf(buf, n, "%s-%s", kind, rest);
+    else snprintf(buf, n, "%s-%s-%s", kind, op, rest);
+    return buf;
+}
+
 /* ---- throughput ---- */
 
 static int by_median_desc(const void *a, const void *b)
@@ -72,13 +82,14 @@ static int by_median_desc(const void *a, const void *b)
     return (x->median < y->median) - (x->median > y->median);
 }
 
-/* The kernels of a dtype in a regime, fastest first; returns the count. */
-static size_t kernels_of(ln_results *R, const char *dt, const char *rg, ln_speed **out)
+/* The kernels of an op and dtype in a regime, fastest first; returns the count. */
+static size_t kernels_of(ln_results *R, const char *op, const char *dt, const char *rg, ln_speed **out)
 {
     size_t n = 0;
     for (size_t i = 0; i < R->nsp && n < MAX_KERNELS; i++) {
         ln_speed *s = &R->sp[i];
-        if (!s->probe && !strcmp(s->dtype, dt) && !strcmp(s->regime, rg) && !isnan(s->median)) out[n++] = s;
+        if (!s->probe && !strcmp(s->op, op) && !strcmp(s->dtype, dt) && !strcmp(s->regime, rg) && !isnan(s->median))
+            out[n++] = s;
     }
     qsort(out, n, sizeof *out, by_median_desc);
     return n;
@@ -151,18 +162,19 @@ static void names_var(FILE *v, const char *var, ln_speed **s, size_t n)
     fputs("\"\n", v);
 }
 
-static void throughput(figs *F, const char *dt, const char *rg)
+static void throughput(figs *F, const char *op, const char *dt, const char *rg)
 {
     ln_speed *all[MAX_KERNELS], *best[MAX_KERNELS];
-    size_t n = kernels_of(F->R, dt, rg, all);
+    size_t n = kernels_of(F->R, op, dt, rg, all);
     if (!n) return;
     const char *probe = NULL;
     double limit = ln_regime_limit(&F->R->bench, rg, &probe);
     size_t m = family_best(all, n, best);
     for (int detail = 0; detail < 2; detail++) {
         if (detail && n <= m) break; /* the overview already shows every kernel */
-        char name[128];
-        snprintf(name, sizeof name, "throughput-%s%s-%s", detail ? "all-" : "", rg, dt);
+        char name[128], rest[96];
+        snprintf(rest, sizeof rest, "%s%s-%s", detail ? "all-" : "", rg, dt);
+        figure_name(name, sizeof name, "throughput", op, rest);
         FILE *f = open_in(F, name, "dat"), *v = open_in(F, name, "gp");
         ln_speed **s = detail ? all : best;
         size_t k = detail ? n : m;
@@ -172,9 +184,10 @@ static void throughput(figs *F, const char *dt, const char *rg)
         if (!isnan(limit) && limit > ghi) ghi = limit;
         int logy = ghi > 10 * glo;
         write_speed_blocks(f, s, k);
-        fprintf(v, "title = \"%s, %s-resident, D %g-%g: %s; %s\"\n", dt, rg, dlo, dhi,
+        fprintf(v, "title = \"%s, %s, %s-resident, D %g-%g: %s; %s\"\n", ln_op_title(op), dt, rg, dlo, dhi,
                 detail ? "every kernel, fastest first" : "the fastest kernel of each algorithm", F->machine);
         names_var(v, "names", s, k);
+        fprintf(v, "traffic = \"%s\"\n", ln_backward_op(op) ? "x, dy read + dx written" : "x read + y written");
         double Ds[LN_MAXD];
         size_t nD = 0;
         for (size_t i = 0; i < k; i++)
@@ -199,16 +212,16 @@ static void throughput(figs *F, const char *dt, const char *rg)
 
 /* ---- accuracy: worst error per kernel and distribution, cases whose input stayed ok ---- */
 
-/* The kernels of a dtype drawn in the accuracy figures: each family's fastest (in the
+/* The kernels of an op and dtype drawn in the accuracy figures: each family's fastest (in the
  * trade-off regime) when timed, else its first; at most MAX_SERIES. */
-static size_t accuracy_series(figs *F, const char *dt, const char **out)
+static size_t accuracy_series(figs *F, const char *op, const char *dt, const char **out)
 {
     const char *rg = ln_tradeoff_regime(F->R);
     size_t m = 0;
     double speed[MAX_KERNELS];
     for (size_t i = 0; i < F->R->nac && m < MAX_KERNELS; i++) {
         ln_accstat *a = &F->R->ac[i];
-        if (strcmp(a->dtype, dt)) continue;
+        if (strcmp(a->op, op) || strcmp(a->dtype, dt)) continue;
         ln_speed *s = rg ? ln_find_speed(F->R, a->kernel, rg) : NULL;
         double g = s ? s->median : 0;
         char fa[96], fb[96];
@@ -237,14 +250,15 @@ static double worst(const ln_table *t, const char *k, const char *d, const char 
     return w;
 }
 
-static void accuracy(figs *F, const char *dt)
+static void accuracy(figs *F, const char *op, const char *dt)
 {
     const ln_table *t = &F->R->acc[LN_ACC_DEFAULT];
     const char *ks[MAX_KERNELS], *dists[32];
-    size_t nk = accuracy_series(F, dt, ks), nd = 0;
+    size_t nk = accuracy_series(F, op, dt, ks), nd = 0;
     int cd = ln_table_col(t, "dist"), cdt = ln_table_col(t, "dtype");
     for (size_t r = 0; r < t->rows; r++)
-        if (!strcmp(ln_table_cell(t, r, cdt), dt)) ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
+        if (!strcmp(ln_table_cell(t, r, cdt), dt) && !strcmp(ln_row_op(t, r), op))
+            ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
     if (!nk || !nd) return;
     static const char *const cols[2] = {"max_ulp", "max_norm"};
     double val[MAX_SERIES][32][2], lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0}, fl[2], top[2];
@@ -259,7 +273,7 @@ static void accuracy(figs *F, const char *dt)
             }
     for (int c = 0; c < 2; c++) log_limits(lo[c], hi[c], &fl[c], &top[c]);
     char name[64];
-    snprintf(name, sizeof name, "accuracy-%s", dt);
+    figure_name(name, sizeof name, "accuracy", op, dt);
     FILE *f = open_in(F, name, "dat"), *v = open_in(F, name, "gp");
     for (size_t i = 0; i < nk; i++) {
         fprintf(f, "# %s: x max_ulp max_norm (exact on the floor, non-finite on the top line)\n", ks[i]);
@@ -272,8 +286,9 @@ static void accuracy(figs *F, const char *dt)
     }
     fprintf(
         v,
-        "title = \"Accuracy by input distribution, %s (worst over D and eps; each algorithm's fastest kernel); %s\"\n",
-        dt, F->machine);
+        "title = \"%s: accuracy%s by input distribution, %s (worst over D and eps; each algorithm's fastest kernel); "
+        "%s\"\n",
+        ln_op_title(op), ln_backward_op(op) ? " of dx" : "", dt, F->machine);
     fprintf(v, "names = \"");
     for (size_t i = 0; i < nk; i++) fprintf(v, "%s%s", i ? " " : "", ks[i]);
     fprintf(v, "\"\ndists = \"");
@@ -290,7 +305,7 @@ static void conditioning(figs *F, const char *dt)
     const ln_table *t = &F->R->acc[LN_ACC_CONDITIONING];
     if (!F->R->have_acc[LN_ACC_CONDITIONING]) return;
     const char *ks[MAX_KERNELS], *dists[32];
-    size_t nk = accuracy_series(F, dt, ks), nd = 0;
+    size_t nk = accuracy_series(F, "layernorm", dt, ks), nd = 0; /* make sweeps runs LayerNorm forward */
     int cd = ln_table_col(t, "dist"), cdt = ln_table_col(t, "dtype");
     for (size_t r = 0; r < t->rows; r++)
         if (!strcmp(ln_table_cell(t, r, cdt), dt) && !strncmp(ln_table_cell(t, r, cd), "offset:", 7))
@@ -320,7 +335,8 @@ static void conditioning(figs *F, const char *dt)
             fprintf(f, "%g %g\n", strtod(dists[j] + 7, NULL), on_axis(val[i][j], nf[i][j], fl, top));
         fputs("\n\n", f);
     }
-    fprintf(v, "title = \"Error against the offset M of the rows (normal(M, 1)), %s; %s\"\n", dt, F->machine);
+    fprintf(v, "title = \"LayerNorm: error against the offset M of the rows (normal(M, 1)), %s; %s\"\n", dt,
+            F->machine);
     fprintf(v, "names = \"");
     for (size_t i = 0; i < nk; i++) fprintf(v, "%s%s", i ? " " : "", ks[i]);
     fprintf(v, "\"\nn = %zu\nfloor = %g\ntop = %g\nmmin = %g\nmmax = %g\n", nk, fl, top, mlo, mhi);
@@ -344,7 +360,8 @@ static void eps(figs *F, const char *dt)
     const char *everyk[MAX_KERNELS];
     double lo = INFINITY, hi = 0, emin = INFINITY, emax = 0, nfmax = 0;
     for (size_t r = 0; r < t->rows; r++) {
-        if (strcmp(ln_table_cell(t, r, cdt), dt) || !ln_input_ok(t, r, cin)) continue;
+        if (strcmp(ln_table_cell(t, r, cdt), dt) || !ln_input_ok(t, r, cin) || strcmp(ln_row_op(t, r), "layernorm"))
+            continue;
         const char *k = ln_table_cell(t, r, ck);
         ln_add_unique(everyk, &nall, MAX_KERNELS, k);
         double u = ln_table_num(t, r, cu), nf = ln_table_num(t, r, cnf), e = ln_table_num(t, r, ce);
@@ -388,7 +405,8 @@ static void eps(figs *F, const char *dt)
             if (!any) fputs("nan nan nan\n", f);
             fputs("\n\n", f);
         }
-    fprintf(v, "title = \"Error and non-finite outputs against eps on degenerate rows, %s; %s\"\n", dt, F->machine);
+    fprintf(v, "title = \"LayerNorm: error and non-finite outputs against eps on degenerate rows, %s; %s\"\n", dt,
+            F->machine);
     fprintf(v, "names = \"");
     for (size_t i = 0; i < shown; i++) fprintf(v, "%s%s", i ? " " : "", ks[i]);
     fprintf(v, "\"\ndists = \"");
@@ -404,7 +422,7 @@ static void eps(figs *F, const char *dt)
 }
 
 /* ---- pareto: speed against worst max_norm; labels at their markers ---- */
-static void pareto(figs *F, const char *dt)
+static void pareto(figs *F, const char *op, const char *dt)
 {
     const char *rg = ln_tradeoff_regime(F->R);
     if (!rg) return;
@@ -416,7 +434,7 @@ static void pareto(figs *F, const char *dt)
     for (size_t i = 0; i < F->R->nac && n < MAX_KERNELS; i++) {
         ln_accstat *a = &F->R->ac[i];
         ln_speed *s = ln_find_speed(F->R, a->kernel, rg);
-        if (strcmp(a->dtype, dt) || !s || isnan(s->median)) continue;
+        if (strcmp(a->op, op) || strcmp(a->dtype, dt) || !s || isnan(s->median)) continue;
         if (isinf(ln_accuracy_rank(a))) {
             if (blen < sizeof broken)
                 blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
@@ -431,7 +449,7 @@ static void pareto(figs *F, const char *dt)
         gmax = fmax(gmax, g[i]);
     log_limits(lo, hi, &fl, &top);
     char name[64];
-    snprintf(name, sizeof name, "pareto-%s", dt);
+    figure_name(name, sizeof name, "pareto", op, dt);
     FILE *f = open_in(F, name, "dat"), *v = open_in(F, name, "gp");
     /* numbered fastest first: a number beside each marker, the names in a list beside the plot
      * (names beside the markers overlap where kernels are close) */
@@ -465,8 +483,8 @@ static void pareto(figs *F, const char *dt)
             order[b] = order[b - 1], order[b - 1] = tt;
         }
     for (size_t i = 0; i < m; i++) fprintf(f, "%g %g\n", g[order[i]], on_axis(pts[order[i]]->worst_norm, 0, fl, top));
-    fprintf(v, "title = \"Speed against accuracy, %s: %s-resident GB/s, worst max_norm over accuracy.csv; %s\"\n", dt,
-            rg, F->machine);
+    fprintf(v, "title = \"%s: speed against accuracy, %s: %s-resident GB/s, worst max_norm%s over accuracy.csv; %s\"\n",
+            ln_op_title(op), dt, rg, ln_backward_op(op) ? " of dx" : "", F->machine);
     fprintf(v, "regime = \"%s\"\nfloor = %g\ntop = %g\nxmax = %g\n", rg, fl, top, gmax * 1.25);
     fprintf(v, "broken = \"%s%s\"\nlegend = \"", blen ? "non-finite outputs, not drawn: " : "", broken);
     for (size_t i = 0; i < n; i++) {
@@ -482,14 +500,14 @@ static void pareto(figs *F, const char *dt)
 static void history(figs *F, const char *kernel)
 {
     ln_results *R = F->R;
-    if (!kernel) { /* default: the fastest own kernel of the widest dtype timed, trade-off regime */
+    if (!kernel) { /* default: the fastest own LayerNorm kernel, f32 or the widest dtype timed, trade-off regime */
         const char *rg = ln_tradeoff_regime(R);
         for (size_t i = 0; i < R->ndtypes && !kernel && rg; i++) {
-            ln_speed *s = ln_fastest(R, R->dtypes[i], rg, 1);
+            ln_speed *s = ln_fastest_op(R, "layernorm", R->dtypes[i], rg, 1);
             if (s && !strcmp(R->dtypes[i], "f32")) kernel = s->kernel;
         }
         for (size_t i = 0; i < R->ndtypes && !kernel && rg; i++) {
-            ln_speed *s = ln_fastest(R, R->dtypes[i], rg, 1);
+            ln_speed *s = ln_fastest_op(R, "layernorm", R->dtypes[i], rg, 1);
             if (s) kernel = s->kernel;
         }
     }
@@ -561,13 +579,17 @@ int ln_figures_write(const char *dir, const char *history_kernel)
     char *lp = ln_path_in(F.data, "figures.txt");
     F.list = fopen(lp, "w");
     if (!F.list) ln_die("cannot write %s", lp);
-    for (size_t i = 0; i < R.ndtypes; i++) {
-        for (size_t j = 0; j < R.nregimes; j++) throughput(&F, R.dtypes[i], R.regimes[j]);
-        if (R.have_acc[LN_ACC_DEFAULT]) accuracy(&F, R.dtypes[i]);
-        conditioning(&F, R.dtypes[i]);
-        eps(&F, R.dtypes[i]);
-        if (R.have_bench && R.have_acc[LN_ACC_DEFAULT]) pareto(&F, R.dtypes[i]);
-    }
+    const char *ops[LN_MAX_OPS];
+    size_t nops = 0;
+    ln_collect_ops(&R.bench, ops, &nops);
+    ln_collect_ops(&R.acc[LN_ACC_DEFAULT], ops, &nops);
+    for (size_t o = 0; o < nops; o++)
+        for (size_t i = 0; i < R.ndtypes; i++) {
+            for (size_t j = 0; j < R.nregimes; j++) throughput(&F, ops[o], R.dtypes[i], R.regimes[j]);
+            if (R.have_acc[LN_ACC_DEFAULT]) accuracy(&F, ops[o], R.dtypes[i]);
+            if (!strcmp(ops[o], "layernorm")) conditioning(&F, R.dtypes[i]), eps(&F, R.dtypes[i]);
+            if (R.have_bench && R.have_acc[LN_ACC_DEFAULT]) pareto(&F, ops[o], R.dtypes[i]);
+        }
     history(&F, history_kernel);
     fclose(F.list);
     free(lp), free(plots), free(F.data);

@@ -10,6 +10,7 @@
 #include "doc.h"
 #include "outfile.h"
 #include "results.h"
+#include "views.h"
 
 /* ---- formatting: every number through one of these ---- */
 static const char *num(char *buf, double v)
@@ -24,6 +25,17 @@ static const char *err(char *buf, double v, double nonfinite)
 {
     if (nonfinite > 0) snprintf(buf, 48, "non-finite (%.0f)", nonfinite);
     else num(buf, v);
+    return buf;
+}
+
+static int above_limit_notes;
+
+/* A rate against the machine limit: a percentage, or a ratio when above the probes. */
+static const char *of_limit(char *buf, size_t n, double g, double limit)
+{
+    if (isnan(limit) || isnan(g)) snprintf(buf, n, "-");
+    else if (g > limit) snprintf(buf, n, "%.2f (above the probes)", g / limit), above_limit_notes++;
+    else snprintf(buf, n, "%.0f%%", 100 * g / limit);
     return buf;
 }
 
@@ -107,7 +119,7 @@ static void verdict_section(ln_results *R, ln_doc *d)
     if (!nfail) ln_doc_para(d, "No failure: every kernel stayed within the bound it claims wherever it claims one.");
     /* degenerate inputs, one line per dtype, distribution and what happened */
     typedef struct {
-        const char *dtype, *dist, *input;
+        const char *op, *dtype, *dist, *input;
         char Ds[128], eps[128], files[96];
         int kernels;
     } group;
@@ -119,13 +131,16 @@ static void verdict_section(ln_results *R, ln_doc *d)
             cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps");
         for (size_t r = 0; r < t->rows; r++) {
             if (ln_input_ok(t, r, cin)) continue;
-            const char *dt = ln_table_cell(t, r, cdt), *di = ln_table_cell(t, r, cd), *in = ln_table_cell(t, r, cin);
+            const char *dt = ln_table_cell(t, r, cdt), *di = ln_table_cell(t, r, cd), *in = ln_table_cell(t, r, cin),
+                       *op = ln_row_op(t, r);
             size_t k = 0;
-            while (k < ng && (strcmp(g[k].dtype, dt) || strcmp(g[k].dist, di) || strcmp(g[k].input, in))) k++;
+            while (k < ng &&
+                   (strcmp(g[k].dtype, dt) || strcmp(g[k].dist, di) || strcmp(g[k].input, in) || strcmp(g[k].op, op)))
+                k++;
             if (k == ng) {
                 if (ng == 64) continue;
                 memset(&g[ng], 0, sizeof g[ng]);
-                g[ng].dtype = dt, g[ng].dist = di, g[ng].input = in;
+                g[ng].op = op, g[ng].dtype = dt, g[ng].dist = di, g[ng].input = in;
                 ng++;
             }
             char e[32];
@@ -133,9 +148,10 @@ static void verdict_section(ln_results *R, ln_doc *d)
             add_word(g[k].Ds, sizeof g[k].Ds, ln_table_cell(t, r, cD));
             add_word(g[k].eps, sizeof g[k].eps, e);
             add_word(g[k].files, sizeof g[k].files, R->acc_name[f]);
-            int kernels = 0; /* of this case: the rows of the same dtype, dist, D and eps, one per kernel */
+            int kernels = 0; /* of this case: the rows of the same op, dtype, dist, D and eps, one per kernel */
             for (size_t q = 0; q < t->rows; q++)
-                kernels += !strcmp(ln_table_cell(t, q, cdt), dt) && !strcmp(ln_table_cell(t, q, cd), di) &&
+                kernels += !strcmp(ln_row_op(t, q), op) && !strcmp(ln_table_cell(t, q, cdt), dt) &&
+                           !strcmp(ln_table_cell(t, q, cd), di) &&
                            !strcmp(ln_table_cell(t, q, cD), ln_table_cell(t, r, cD)) &&
                            !strcmp(ln_table_cell(t, q, ce), ln_table_cell(t, r, ce));
             if (kernels > g[k].kernels) g[k].kernels = kernels;
@@ -145,8 +161,9 @@ static void verdict_section(ln_results *R, ln_doc *d)
         ln_doc_para(d, "Degenerate inputs (the drawn rows changed when stored in the dtype; these cases rank and blame "
                        "no kernel):");
     for (size_t k = 0; k < ng; k++)
-        ln_doc_item(d, "%s %s: input %s (D %s; eps %s; %s; %d kernel%s)", g[k].dtype, g[k].dist, g[k].input, g[k].Ds,
-                    g[k].eps, g[k].files, g[k].kernels, g[k].kernels == 1 ? "" : "s");
+        ln_doc_item(d, "%s%s%s %s: input %s (D %s; eps %s; %s; %d kernel%s)",
+                    strcmp(g[k].op, "layernorm") ? g[k].op : "", strcmp(g[k].op, "layernorm") ? " " : "", g[k].dtype,
+                    g[k].dist, g[k].input, g[k].Ds, g[k].eps, g[k].files, g[k].kernels, g[k].kernels == 1 ? "" : "s");
     if (!ng) ln_doc_para(d, "No degenerate input: every drawn row survived storage in its dtype.");
     /* per kernel counts; kernels with the same counts share a row */
     const char *h[] = {"kernels", "pass", "fail", "outside", "none", "degenerate input"};
@@ -175,41 +192,30 @@ static void verdict_section(ln_results *R, ln_doc *d)
     ln_doc_table_end(d);
 }
 
-static int above_limit_notes;
-
-static void speed_summary(ln_results *R, ln_doc *d)
+static void speed_summary(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Speed");
-    int ccv = ln_table_col(&R->bench, "cv");
-    size_t noisy = 0;
-    for (size_t r = 0; r < R->bench.rows; r++) noisy += ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV;
-    if (noisy)
-        ln_doc_warn(d,
-                    "Caution: %zu of %zu timings are noisy (CV above %.0f%%, see Warnings): a difference smaller than "
-                    "their CV is not a difference.",
-                    noisy, R->bench.rows, 100 * LN_NOISY_CV);
     ln_doc_para(d,
-                "GB/s: 1e9 bytes of x read + y written per second (gamma, beta not counted), median over D. Limit: the "
-                "best of the probes (probe-copy, probe-stream) in the same regime, bytes counted the same way.");
+                "GB/s: 1e9 bytes of %s per second (%s not counted), median over D. Limit: the best of the probes "
+                "(probe-copy, probe-stream) in the same regime, bytes counted the same way.",
+                ln_backward_op(op) ? "x and dy read + dx written" : "x read + y written",
+                ln_backward_op(op) ? "gamma, dgamma, dbeta and the saved statistics" : "gamma, beta");
     const char *h[] = {"dtype", "regime", "fastest", "GB/s", "of limit", "against the peers"};
     ln_doc_table(d, 6, "lllrrl", h);
     for (size_t i = 0; i < R->ndtypes; i++)
         for (size_t j = 0; j < R->nregimes; j++) {
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
-            ln_speed *best = ln_fastest(R, dt, rg, 0), *own = ln_fastest(R, dt, rg, 1);
+            ln_speed *best = ln_fastest_op(R, op, dt, rg, 0), *own = ln_fastest_op(R, op, dt, rg, 1);
             if (!best) continue;
-            const char *probe = NULL;
-            double limit = ln_regime_limit(&R->bench, rg, &probe);
+            double limit = ln_regime_limit(&R->bench, rg, NULL);
             char g[32], frac[64], peers[512] = "";
             snprintf(g, sizeof g, "%.3g", best->median);
-            if (isnan(limit)) snprintf(frac, sizeof frac, "-");
-            else if (best->median > limit)
-                snprintf(frac, sizeof frac, "%.2f (above the probes)", best->median / limit), above_limit_notes++;
-            else snprintf(frac, sizeof frac, "%.0f%%", 100 * best->median / limit);
+            of_limit(frac, sizeof frac, best->median, limit);
             size_t len = 0;
             for (size_t p = 0; p < R->nsp; p++) {
                 ln_speed *s = &R->sp[p];
-                if (!s->peer || strcmp(s->dtype, dt) || strcmp(s->regime, rg) || s == best || isnan(s->median))
+                if (!s->peer || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg) || s == best ||
+                    isnan(s->median))
                     continue;
                 len += snprintf(peers + len, sizeof peers - len, "%s%.2fx %s", len ? "; " : "",
                                 best->median / s->median, s->kernel);
@@ -224,6 +230,11 @@ static void speed_summary(ln_results *R, ln_doc *d)
             ln_doc_row(d, cells);
         }
     ln_doc_table_end(d);
+}
+
+/* The regimes' limits, once, with the note on kernels above them. */
+static void limits(ln_results *R, ln_doc *d)
+{
     for (size_t j = 0; j < R->nregimes; j++) {
         const char *probe = NULL;
         double limit = ln_regime_limit(&R->bench, R->regimes[j], &probe);
@@ -236,32 +247,40 @@ static void speed_summary(ln_results *R, ln_doc *d)
                     "each store) beats it. Its ratio is shown, not a percentage.");
 }
 
-static void accuracy_summary(ln_results *R, ln_doc *d)
+/* The most accurate kernel of an op and dtype (smallest worst max_norm; on a tie the faster in
+ * regime: equal errors cost nothing); NULL when none has finite outputs. */
+static ln_accstat *most_accurate(ln_results *R, const char *op, const char *dtype, const char *regime)
+{
+    ln_accstat *best = NULL;
+    for (size_t k = 0; k < R->nac; k++) {
+        ln_accstat *a = &R->ac[k];
+        if (strcmp(a->op, op) || strcmp(a->dtype, dtype) || isinf(ln_accuracy_rank(a))) continue;
+        ln_speed *sa = regime ? ln_find_speed(R, a->kernel, regime) : NULL,
+                 *sb = best && regime ? ln_find_speed(R, best->kernel, regime) : NULL;
+        int faster = sa && !isnan(sa->median) && (!sb || isnan(sb->median) || sa->median > sb->median);
+        if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best) ||
+            (ln_accuracy_rank(a) == ln_accuracy_rank(best) && faster))
+            best = a;
+    }
+    return best;
+}
+
+static void accuracy_summary(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Accuracy and what it costs");
-    ln_doc_para(
-        d, "Worst max_norm (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input stayed "
-           "ok; a kernel with non-finite outputs ranks last whatever its finite errors.");
+    ln_doc_para(d,
+                "Worst max_norm%s (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input "
+                "stayed ok; a kernel with non-finite outputs ranks last whatever its finite errors.",
+                ln_backward_op(op) ? " of dx" : "");
     const char *regime = ln_tradeoff_regime(R);
     char speedcol[64];
     snprintf(speedcol, sizeof speedcol, "its GB/s (%s)", regime ? regime : "-");
     const char *h[] = {"dtype", "most accurate", "worst max_norm (u)", speedcol, "fastest", "its worst max_norm (u)"};
     ln_doc_table(d, 6, "llrrlr", h);
     for (size_t i = 0; i < R->ndtypes; i++) {
-        ln_accstat *best = NULL;
-        for (size_t k = 0; k < R->nac; k++) {
-            ln_accstat *a = &R->ac[k];
-            if (strcmp(a->dtype, R->dtypes[i]) || isinf(ln_accuracy_rank(a))) continue;
-            /* on a tie the faster kernel: equal errors cost nothing */
-            ln_speed *sa = regime ? ln_find_speed(R, a->kernel, regime) : NULL,
-                     *sb = best && regime ? ln_find_speed(R, best->kernel, regime) : NULL;
-            int faster = sa && !isnan(sa->median) && (!sb || isnan(sb->median) || sa->median > sb->median);
-            if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best) ||
-                (ln_accuracy_rank(a) == ln_accuracy_rank(best) && faster))
-                best = a;
-        }
+        ln_accstat *best = most_accurate(R, op, R->dtypes[i], regime);
         if (!best) continue;
-        ln_speed *fast = regime ? ln_fastest(R, R->dtypes[i], regime, 0) : NULL,
+        ln_speed *fast = regime ? ln_fastest_op(R, op, R->dtypes[i], regime, 0) : NULL,
                  *mine = regime ? ln_find_speed(R, best->kernel, regime) : NULL;
         ln_accstat *fa = fast ? ln_find_acc(R, fast->kernel) : NULL;
         char e1[48], g[64], e2[48];
@@ -289,7 +308,7 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
         for (size_t k = 0; k < R->nac; k++) {
             ln_accstat *a = &R->ac[k];
             ln_speed *s = ln_find_speed(R, a->kernel, regime);
-            if (strcmp(a->dtype, R->dtypes[i]) || !s || isnan(s->median)) continue;
+            if (strcmp(a->op, op) || strcmp(a->dtype, R->dtypes[i]) || !s || isnan(s->median)) continue;
             if (isinf(ln_accuracy_rank(a))) {
                 if (blen < sizeof broken)
                     blen += snprintf(broken + blen, sizeof broken - blen, "%s%s", blen ? ", " : "", a->kernel);
@@ -299,7 +318,8 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
             for (size_t o = 0; o < R->nac && !dominated; o++) {
                 ln_accstat *b = &R->ac[o];
                 ln_speed *t = ln_find_speed(R, b->kernel, regime);
-                if (b == a || strcmp(b->dtype, a->dtype) || !t || isnan(t->median) || isinf(ln_accuracy_rank(b)))
+                if (b == a || strcmp(b->op, a->op) || strcmp(b->dtype, a->dtype) || !t || isnan(t->median) ||
+                    isinf(ln_accuracy_rank(b)))
                     continue;
                 if (t->median >= s->median && ln_accuracy_rank(b) <= ln_accuracy_rank(a) &&
                     (t->median > s->median || ln_accuracy_rank(b) < ln_accuracy_rank(a)))
@@ -332,7 +352,7 @@ static void accuracy_summary(ln_results *R, ln_doc *d)
 /* bench.json: cases skipped by --max-call-seconds, frequency scaling, load at the start */
 static void warnings(ln_results *R, ln_doc *d)
 {
-    ln_doc_heading(d, 3, "Warnings");
+    ln_doc_heading(d, 2, "Warnings");
     int any = 0;
     if (R->have_bench) {
         int ck = ln_table_col(&R->bench, "kernel"), cr = ln_table_col(&R->bench, "regime"),
@@ -411,9 +431,9 @@ static void warnings(ln_results *R, ln_doc *d)
     if (!any) ln_doc_item(d, "None: no noisy timing, no skipped case, no frequency scaling reported.");
 }
 
-static void throughput_details(ln_results *R, ln_doc *d)
+static void throughput_details(ln_results *R, ln_doc *d, const char *op)
 {
-    ln_doc_heading(d, 2, "Throughput per row length");
+    ln_doc_heading(d, 3, "Throughput per row length");
     for (size_t i = 0; i < R->ndtypes; i++)
         for (size_t j = 0; j < R->nregimes; j++) {
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
@@ -421,7 +441,7 @@ static void throughput_details(ln_results *R, ln_doc *d)
             size_t nD = 0;
             for (size_t k = 0; k < R->nsp; k++) {
                 ln_speed *s = &R->sp[k];
-                if (s->probe || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
+                if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
                 for (size_t q = 0; q < s->n; q++) {
                     size_t w = 0;
                     while (w < nD && Ds[w] != s->D[q]) w++;
@@ -436,7 +456,7 @@ static void throughput_details(ln_results *R, ln_doc *d)
                 }
             char title[128];
             snprintf(title, sizeof title, "%s, %s-resident", dt, rg);
-            ln_doc_heading(d, 3, title);
+            ln_doc_heading(d, 4, title);
             const char *h[LN_MAXD + 4];
             char hb[LN_MAXD][24];
             h[0] = "kernel";
@@ -450,7 +470,8 @@ static void throughput_details(ln_results *R, ln_doc *d)
             ln_speed *order[512];
             size_t no = 0;
             for (size_t k = 0; k < R->nsp && no < 512; k++)
-                if (!R->sp[k].probe && !strcmp(R->sp[k].dtype, dt) && !strcmp(R->sp[k].regime, rg))
+                if (!R->sp[k].probe && !strcmp(R->sp[k].op, op) && !strcmp(R->sp[k].dtype, dt) &&
+                    !strcmp(R->sp[k].regime, rg))
                     order[no++] = &R->sp[k];
             for (size_t a = 1; a < no; a++)
                 for (size_t b = a; b > 0 && !(order[b - 1]->median >= order[b]->median); b--) {
@@ -468,10 +489,7 @@ static void throughput_details(ln_results *R, ln_doc *d)
                         if (s->D[x] == Ds[q]) cells[q + 1] = num(cb[q], s->gbps[x]);
                 }
                 cells[nD + 1] = num(cb[nD], s->median);
-                if (isnan(limit) || isnan(s->median)) cells[nD + 2] = "-";
-                else if (s->median > limit)
-                    snprintf(cb[nD + 1], 32, "%.2f (above)", s->median / limit), cells[nD + 2] = cb[nD + 1];
-                else snprintf(cb[nD + 1], 32, "%.0f%%", 100 * s->median / limit), cells[nD + 2] = cb[nD + 1];
+                cells[nD + 2] = of_limit(cb[nD + 1], 32, s->median, limit);
                 snprintf(cb[nD + 2], 32, "%.0f%%%s", 100 * s->cvmax, s->cvmax > LN_NOISY_CV ? " noisy" : "");
                 cells[nD + 3] = cb[nD + 2];
                 ln_doc_row(d, cells);
@@ -481,28 +499,34 @@ static void throughput_details(ln_results *R, ln_doc *d)
 }
 
 /* accuracy.csv: worst max_norm per kernel and distribution, input-ok cases only */
-static void accuracy_details(ln_results *R, ln_doc *d)
+static void accuracy_details(ln_results *R, ln_doc *d, const char *op)
 {
     ln_table *t = &R->acc[0];
     if (!R->have_acc[0]) return;
-    ln_doc_heading(d, 2, "Accuracy per input distribution");
-    ln_doc_para(d,
-                "Worst max_norm (u) over D and eps; 'input: X' where the drawn rows degenerated in the dtype (not the "
-                "kernel's error); non-finite counts where the kernel returned NaN or Inf for a finite exact result.");
+    ln_doc_heading(d, 3, "Accuracy per input distribution");
+    ln_doc_para(
+        d,
+        "Worst max_norm%s (u) over D and eps; 'input: X' where the drawn rows degenerated in the dtype (not the "
+        "kernel's error); non-finite counts where the kernel returned NaN or Inf for a finite exact result.",
+        ln_backward_op(op) ? " of dx" : "");
     int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"),
         cn = ln_table_col(t, "max_norm"), cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
     const char *dists[32];
     size_t nd = 0;
-    for (size_t r = 0; r < t->rows; r++) ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
+    for (size_t r = 0; r < t->rows; r++)
+        if (!strcmp(ln_row_op(t, r), op)) ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
     for (size_t i = 0; i < R->ndtypes; i++) {
-        ln_doc_heading(d, 3, R->dtypes[i]);
+        size_t nk = 0;
+        for (size_t k = 0; k < R->nac; k++) nk += !strcmp(R->ac[k].op, op) && !strcmp(R->ac[k].dtype, R->dtypes[i]);
+        if (!nk) continue;
+        ln_doc_heading(d, 4, R->dtypes[i]);
         const char *h[33];
         h[0] = "kernel";
         for (size_t q = 0; q < nd; q++) h[q + 1] = dists[q];
         ln_doc_table(d, (int)nd + 1, "l", h);
         for (size_t k = 0; k < R->nac; k++) {
             ln_accstat *a = &R->ac[k];
-            if (strcmp(a->dtype, R->dtypes[i])) continue;
+            if (strcmp(a->op, op) || strcmp(a->dtype, R->dtypes[i])) continue;
             char cb[32][64];
             const char *cells[33];
             cells[0] = a->kernel;
@@ -536,6 +560,161 @@ static void accuracy_details(ln_results *R, ln_doc *d)
         }
         ln_doc_table_end(d);
     }
+}
+
+/* The first screen: per op, dtype and regime which kernel to take here and what it costs. */
+static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops)
+{
+    ln_doc_heading(d, 2, "Which kernel, here, and at what cost");
+    if (R->have_bench) {
+        size_t noisy = 0;
+        int ccv = ln_table_col(&R->bench, "cv");
+        for (size_t r = 0; r < R->bench.rows; r++) noisy += ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV;
+        if (noisy)
+            ln_doc_warn(d,
+                        "Caution: %zu of %zu timings are noisy (CV above %.0f%%, see Warnings): a difference smaller "
+                        "than their CV is not a difference.",
+                        noisy, R->bench.rows, 100 * LN_NOISY_CV);
+    }
+    ln_doc_para(d,
+                "Per operator, dtype and regime: the fastest kernel (median GB/s over D%s) and its fraction of "
+                "the machine limit; the most accurate kernel (smallest worst max_norm over accuracy.csv's cases "
+                "whose input stayed ok) and its GB/s as a fraction of the fastest's; the fastest kernel's error on "
+                "its hardest distribution (largest max_norm). Backward ops: dx here, dgamma and dbeta in their "
+                "section. Errors in units of the dtype's unit roundoff u.",
+                R->threads > 1 ? ", at the smallest thread count" : "");
+    const char *h[] = {"op",
+                       "dtype",
+                       "regime",
+                       "fastest",
+                       "GB/s",
+                       "of limit",
+                       "most accurate (worst max_norm)",
+                       "its GB/s",
+                       "fastest's hardest dist: max_norm"};
+    ln_doc_table(d, 9, "llllrrlrl", h);
+    const char *none[] = {"-"};
+    for (size_t o = 0; o < nops; o++)
+        for (size_t i = 0; i < R->ndtypes; i++) {
+            const char *op = ops[o], *dt = R->dtypes[i];
+            /* the regimes where the op and dtype were timed; one row without speed if none */
+            int timed = 0;
+            for (size_t j = 0; j < R->nregimes; j++) timed |= ln_fastest_op(R, op, dt, R->regimes[j], 0) != NULL;
+            const char *const *regimes = timed ? R->regimes : none;
+            size_t nreg = timed ? R->nregimes : 1;
+            for (size_t j = 0; j < nreg; j++) {
+                const char *rg = regimes[j];
+                ln_speed *fast = timed ? ln_fastest_op(R, op, dt, rg, 0) : NULL;
+                ln_accstat *acc = most_accurate(R, op, dt, timed ? rg : NULL);
+                if ((timed && !fast) || (!fast && !acc)) continue;
+                char g[32], frac[64], a[160], cost[64], e[48], hard[128];
+                if (fast) num(g, fast->median);
+                else snprintf(g, sizeof g, "-");
+                of_limit(frac, sizeof frac, fast ? fast->median : NAN, ln_regime_limit(&R->bench, rg, NULL));
+                if (acc) snprintf(a, sizeof a, "%s (%s u)", acc->kernel, err(e, acc->worst_norm, acc->nonfinite));
+                else snprintf(a, sizeof a, "-");
+                ln_speed *mine = acc && timed ? ln_find_speed(R, acc->kernel, rg) : NULL;
+                if (mine && fast && !isnan(mine->median))
+                    snprintf(cost, sizeof cost, "%.3g (%.2fx)", mine->median, mine->median / fast->median);
+                else snprintf(cost, sizeof cost, "%s", acc && fast ? "not timed" : "-");
+                ln_hardest hd;
+                if (fast && ln_hardest_dist(&R->acc[0], fast->kernel, "max_norm", &hd))
+                    snprintf(hard, sizeof hard, "%s: %s u", hd.dist, err(e, hd.max_norm, hd.nonfinite));
+                else snprintf(hard, sizeof hard, "-");
+                const char *cells[] = {op, dt, rg, fast ? fast->kernel : "-", g, frac, a, cost, hard};
+                ln_doc_row(d, cells);
+            }
+        }
+    ln_doc_table_end(d);
+    if (R->have_bench) limits(R, d);
+}
+
+/* Each kernel of an op on its hardest distribution; the backward ops per output tensor. */
+static void hardest_table(ln_results *R, ln_doc *d, const char *op)
+{
+    int backward = ln_backward_op(op);
+    ln_doc_heading(d, 3, "Accuracy on the hardest distribution");
+    ln_doc_para(d,
+                "Per kernel, the input distribution with the largest max_norm%s over the cases whose input stayed "
+                "ok; on it the worst over D and eps%s. nonfinite and fails count every input-ok case.",
+                backward ? " of dx" : "",
+                backward ? " of dx's max_norm and max_ulp and of dgamma's and dbeta's max_norm (sums over the rows, "
+                           "each judged as one row; no bound is claimed for them)"
+                         : "");
+    const char *hf[] = {"kernel", "dtype", "hardest dist", "max_norm (u)", "max_ulp", "nonfinite", "fails"};
+    const char *hb[] = {"kernel",
+                        "dtype",
+                        "hardest dist",
+                        "dx max_norm (u)",
+                        "dx max_ulp",
+                        "dgamma max_norm (u)",
+                        "dbeta max_norm (u)",
+                        "nonfinite",
+                        "fails"};
+    int ncol = backward ? 9 : 7;
+    ln_doc_table(d, ncol, "lll", backward ? hb : hf);
+    for (size_t k = 0; k < R->nac; k++) {
+        ln_accstat *a = &R->ac[k];
+        ln_hardest h;
+        if (strcmp(a->op, op) || !ln_hardest_dist(&R->acc[0], a->kernel, "max_norm", &h)) continue;
+        char b[6][48];
+        const char *cells[9] = {a->kernel, a->dtype, h.dist, err(b[0], h.max_norm, h.nonfinite),
+                                err(b[1], h.max_ulp, h.nonfinite)};
+        int c = 5;
+        if (backward) cells[c++] = num(b[2], h.dgamma_norm), cells[c++] = num(b[3], h.dbeta_norm);
+        snprintf(b[4], 48, "%.0f", h.nonfinite), cells[c++] = b[4];
+        cells[c++] = num(b[5], h.fails);
+        ln_doc_row(d, cells);
+    }
+    ln_doc_table_end(d);
+}
+
+static void op_section(ln_results *R, ln_doc *d, const char *op)
+{
+    char title[128];
+    snprintf(title, sizeof title, "%s (%s)", ln_op_title(op), op);
+    ln_doc_heading(d, 2, title);
+    if (R->have_bench) speed_summary(R, d, op);
+    if (R->have_acc[0]) {
+        accuracy_summary(R, d, op);
+        hardest_table(R, d, op);
+    }
+    if (R->have_bench) throughput_details(R, d, op);
+    accuracy_details(R, d, op);
+}
+
+/* bench.csv with several thread counts: each kernel's GB/s at each, against one thread and
+ * against the probes at the same count. */
+static void scaling_section(ln_results *R, ln_doc *d)
+{
+    ln_scaling *s = malloc((R->bench.rows + 1) * sizeof *s);
+    if (!s) ln_die("out of memory");
+    size_t n = ln_scaling_rows(&R->bench, s, R->bench.rows);
+    if (n) {
+        ln_doc_heading(d, 2, "Scaling with threads");
+        ln_doc_para(d,
+                    "The kernels timed at more than one thread count (lnbench bench --threads; each thread on its own "
+                    "CPU with its share of the rows). GB/s: median over D at that count; speedup: over the same "
+                    "kernel's 1-thread median; of limit: over the best probe at the same thread count and regime. "
+                    "Every other table of this report is at %d thread%s.",
+                    R->threads, R->threads == 1 ? "" : "s");
+        const char *h[] = {"kernel", "op", "regime", "threads", "GB/s", "speedup", "of limit"};
+        ln_doc_table(d, 7, "lll", h);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < s[i].n; j++) {
+                char t[16], b[3][64];
+                snprintf(t, sizeof t, "%d", s[i].threads[j]);
+                if (isnan(s[i].speedup[j])) snprintf(b[1], sizeof b[1], "-");
+                else snprintf(b[1], sizeof b[1], "%.2fx", s[i].speedup[j]);
+                if (isnan(s[i].of_limit[j])) snprintf(b[2], sizeof b[2], "-");
+                else if (s[i].of_limit[j] > 1) snprintf(b[2], sizeof b[2], "%.2f (above the probes)", s[i].of_limit[j]);
+                else snprintf(b[2], sizeof b[2], "%.0f%%", 100 * s[i].of_limit[j]);
+                const char *cells[] = {s[i].kernel, s[i].op, s[i].regime, t, num(b[0], s[i].gbps[j]), b[1], b[2]};
+                ln_doc_row(d, cells);
+            }
+        ln_doc_table_end(d);
+    }
+    free(s);
 }
 
 /* The figures scripts/plots.sh drew (plots/data/figures.txt lists them, so a stale or foreign
@@ -585,13 +764,13 @@ static void full_tables(ln_results *R, ln_doc *d)
     ln_doc_heading(d, 2, "Full tables");
     if (R->have_bench) {
         ln_doc_heading(d, 3, "bench.csv");
-        static const char *const cols[] = {"kernel", "dtype",    "regime",   "D",  "rows", "dist",
-                                           "gbps",   "gbps_min", "gbps_max", "cv", NULL};
+        static const char *const cols[] = {"kernel",  "op",   "dtype",    "regime",   "D",  "rows", "dist",
+                                           "threads", "gbps", "gbps_min", "gbps_max", "cv", NULL};
         int c[16], n = 0;
         const char *h[16];
         for (int i = 0; cols[i]; i++)
             if ((c[n] = ln_table_col(&R->bench, cols[i])) >= 0) h[n++] = cols[i];
-        ln_doc_table(d, n, "lllrrl", h);
+        ln_doc_table(d, n, "llllrrl", h);
         for (size_t r = 0; r < R->bench.rows; r++) {
             const char *cells[16];
             for (int i = 0; i < n; i++) cells[i] = ln_table_cell(&R->bench, r, c[i]);
@@ -603,13 +782,15 @@ static void full_tables(ln_results *R, ln_doc *d)
         if (!R->have_acc[f]) continue;
         ln_table *t = &R->acc[f];
         ln_doc_heading(d, 3, R->acc_name[f]);
-        static const char *const cols[] = {"kernel",    "dist",  "D",       "eps",    "max_ulp", "max_norm",
-                                           "nonfinite", "bound", "verdict", "domain", "input",   NULL};
+        static const char *const cols[] = {
+            "kernel",    "op",    "dist",    "D",      "eps",   "max_ulp",         "max_norm",
+            "nonfinite", "bound", "verdict", "domain", "input", "dgamma_max_norm", "dbeta_max_norm",
+            NULL};
         int c[16], n = 0, cnf = ln_table_col(t, "nonfinite");
         const char *h[16];
         for (int i = 0; cols[i]; i++)
             if ((c[n] = ln_table_col(t, cols[i])) >= 0) h[n++] = cols[i];
-        ln_doc_table(d, n, "llrrrrrrlll", h);
+        ln_doc_table(d, n, "lllrrrrrrlll", h);
         for (size_t r = 0; r < t->rows; r++) {
             const char *cells[16];
             char b[2][48];
@@ -647,13 +828,15 @@ int ln_report_write(const char *dir)
     ln_doc d;
     ln_doc_begin(&d, md.f, html.f, "lnbench report");
     machine_line(&R, &d);
+    const char *ops[LN_MAX_OPS];
+    size_t nops = 0;
+    ln_collect_ops(&R.bench, ops, &nops);
+    ln_collect_ops(&R.acc[LN_ACC_DEFAULT], ops, &nops);
+    glance(&R, &d, ops, nops);
     if (R.have_acc[0] || R.have_acc[1] || R.have_acc[2]) verdict_section(&R, &d);
-    ln_doc_heading(&d, 2, "Summary");
-    if (R.have_bench) speed_summary(&R, &d);
-    if (R.have_acc[0]) accuracy_summary(&R, &d);
+    for (size_t i = 0; i < nops; i++) op_section(&R, &d, ops[i]);
+    if (R.have_bench) scaling_section(&R, &d);
     warnings(&R, &d);
-    if (R.have_bench) throughput_details(&R, &d);
-    accuracy_details(&R, &d);
     figures(&R, &d);
     full_tables(&R, &d);
     ln_doc_end(&d);

@@ -1,7 +1,9 @@
-/* The report of a results folder: REPORT.md and report.html, summary first (machine, verdicts,
- * per dtype and regime the fastest kernel against the machine limit and the peers, the most
- * accurate kernel and what it costs, the Pareto front, warnings), details next, full tables
- * last. Reads bench.csv, accuracy.csv, conditioning.csv, eps.csv (each if present, columns by
+/* The report of a results folder: REPORT.md and report.html. First screen: the machine and, per
+ * operator, dtype and regime, the fastest kernel against the machine limit, the most accurate
+ * one and what it costs, the fastest's error on its hardest distribution; then the verdicts, a
+ * section per operator (speed against the peers, accuracy and cost, Pareto front, hardest
+ * distribution, per-D and per-distribution tables), scaling with threads, warnings, figures,
+ * full tables. Rows of one op or thread count never enter another's medians. Reads bench.csv, accuracy.csv, conditioning.csv, eps.csv (each if present, columns by
  * name), their .meta.json sidecars, bench.json (skipped cases, frequency scaling) and the
  * figures in plots/. */
 #ifndef LN_REPORT_H

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "stats.h"
+#include "views.h"
 
 /* ln_verdict_names: defined beside ln_judge (harness/measure/accuracy.c), which writes them. */
 
@@ -45,18 +46,9 @@ char *ln_path_in(const char *dir, const char *name)
 
 double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe)
 {
-    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cg = ln_table_col(bench, "gbps");
-    double best = NAN;
-    for (size_t r = 0; r < bench->rows; r++) {
-        const char *k = ln_table_cell(bench, r, ck);
-        if (!ln_is_probe(k) || strcmp(ln_table_cell(bench, r, cr), regime)) continue;
-        double g = ln_table_num(bench, r, cg);
-        if (!(g <= best)) {
-            best = g;
-            if (probe) *probe = k;
-        }
-    }
-    return best;
+    int threads = 1;
+    ln_table_threads(bench, &threads, 1);
+    return ln_limit_at(bench, regime, threads, probe);
 }
 
 ln_speed *ln_find_speed(ln_results *R, const char *kernel, const char *regime)
@@ -73,7 +65,8 @@ ln_accstat *ln_find_acc(ln_results *R, const char *kernel)
     return NULL;
 }
 
-/* Kernel rows of one input distribution (normal when present, as every kernel ran on it). */
+/* Kernel rows of one input distribution (normal when present, as every kernel ran on it) and
+ * of the smallest thread count (views.c's scaling rows read the others). */
 static void load_speeds(ln_results *R)
 {
     ln_table *t = &R->bench;
@@ -85,15 +78,18 @@ static void load_speeds(ln_results *R)
         const char *d = ln_table_cell(t, r, cdist);
         if (!ln_is_probe(ln_table_cell(t, r, ck)) && (!*dist || !strcmp(d, "normal"))) dist = d;
     }
+    R->threads = 1;
+    ln_table_threads(t, &R->threads, 1);
     R->sp = calloc(t->rows + 1, sizeof *R->sp);
     if (!R->sp) ln_die("out of memory");
     for (size_t r = 0; r < t->rows; r++) {
         const char *k = ln_table_cell(t, r, ck), *regime = cr >= 0 ? ln_table_cell(t, r, cr) : "all";
+        if (ln_row_threads(t, r) != R->threads) continue;
         if (!ln_is_probe(k) && strcmp(ln_table_cell(t, r, cdist), dist)) continue;
         ln_speed *s = ln_find_speed(R, k, regime);
         if (!s) {
             s = &R->sp[R->nsp++];
-            s->kernel = k, s->dtype = ln_table_cell(t, r, cdt), s->regime = regime;
+            s->kernel = k, s->dtype = ln_table_cell(t, r, cdt), s->regime = regime, s->op = ln_row_op(t, r);
             s->probe = ln_is_probe(k), s->peer = ln_is_peer(k);
             ln_add_unique(R->regimes, &R->nregimes, 8, regime);
             if (!s->probe) ln_add_unique(R->dtypes, &R->ndtypes, 16, s->dtype);
@@ -138,7 +134,7 @@ static void load_accuracy(ln_results *R)
             ln_accstat *a = ln_find_acc(R, k);
             if (!a) {
                 a = &R->ac[R->nac++];
-                a->kernel = k, a->dtype = ln_table_cell(t, r, cdt);
+                a->kernel = k, a->dtype = ln_table_cell(t, r, cdt), a->op = ln_row_op(t, r);
                 a->worst_norm = a->worst_ulp = NAN;
                 if (!R->have_bench) ln_add_unique(R->dtypes, &R->ndtypes, 16, a->dtype);
             }
@@ -162,13 +158,18 @@ double ln_accuracy_rank(const ln_accstat *a)
     return a->nonfinite > 0 ? INFINITY : isnan(a->worst_norm) ? INFINITY : a->worst_norm;
 }
 
-/* The fastest kernel of a dtype in a regime; own = skip the peers. */
 ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int own)
+{
+    return ln_fastest_op(R, NULL, dtype, regime, own);
+}
+
+ln_speed *ln_fastest_op(ln_results *R, const char *op, const char *dtype, const char *regime, int own)
 {
     ln_speed *best = NULL;
     for (size_t i = 0; i < R->nsp; i++) {
         ln_speed *s = &R->sp[i];
-        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median))
+        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median) ||
+            (op && strcmp(s->op, op)))
             continue;
         if (!best || s->median > best->median) best = s;
     }

@@ -13,6 +13,7 @@
 
 typedef struct {
     const char *kernel, *dtype, *regime;
+    const char *op; /* "" for a probe */
     int probe, peer;
     size_t n;
     double D[LN_MAXD], gbps[LN_MAXD], gmin[LN_MAXD], gmax[LN_MAXD], cv[LN_MAXD];
@@ -20,7 +21,7 @@ typedef struct {
 } ln_speed;
 
 typedef struct {
-    const char *kernel, *dtype;
+    const char *kernel, *dtype, *op;
     double worst_norm, worst_ulp; /* over accuracy.csv cases whose input stayed ok; NAN: none */
     double nonfinite;             /* non-finite outputs where the reference is finite, same cases */
     int verdict[4];               /* pass fail outside none, every accuracy CSV, input ok */
@@ -36,6 +37,7 @@ typedef struct {
     ln_table bench, acc[LN_ACC_FILES];
     const char *acc_name[LN_ACC_FILES];
     int have_bench, have_acc[LN_ACC_FILES], have_verdicts;
+    int threads; /* the thread count of bench.csv's rows in sp (its smallest): counts never mix */
     ln_speed *sp;
     size_t nsp;
     ln_accstat *ac;
@@ -62,11 +64,14 @@ ln_speed *ln_find_speed(ln_results *R, const char *kernel, const char *regime);
 ln_accstat *ln_find_acc(ln_results *R, const char *kernel);
 /* The fastest kernel of a dtype in a regime by median GB/s; own = leave the peers out. */
 ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int own);
+/* The same among the kernels of one op (NULL: any). */
+ln_speed *ln_fastest_op(ln_results *R, const char *op, const char *dtype, const char *regime, int own);
 /* Worst max_norm, infinite for a kernel with non-finite outputs or no finite case. */
 double ln_accuracy_rank(const ln_accstat *a);
 /* The machine limit of a regime: the best median GB/s of the probes (probe-copy,
- * probe-stream) in that regime of a bench.csv, traffic counted as for kernels (x read + y
- * written). NAN when the file has no probe row there; *probe (if not NULL) names the probe. */
+ * probe-stream) in that regime of a bench.csv, at its smallest thread count, traffic counted as
+ * for kernels (x read + y written). NAN when the file has no probe row there; *probe (if not
+ * NULL) names the probe. */
 double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe);
 /* The regime the accuracy/speed trade-off is judged in: memory when timed, else the first. */
 const char *ln_tradeoff_regime(const ln_results *R);

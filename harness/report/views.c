@@ -1,0 +1,177 @@
+#include "views.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kernel.h"
+#include "results.h"
+#include "stats.h"
+
+/* Reading order: kernels/kernel.h's ln_op order, LayerNorm forward first. */
+static int op_rank(const char *op)
+{
+    for (int i = 0; i < LN_NOPS; i++)
+        if (!strcmp(op, ln_op_name((ln_op)i))) return i;
+    return LN_NOPS;
+}
+
+const char *ln_row_op(const ln_table *t, size_t r)
+{
+    if (ln_is_probe(ln_table_cell(t, r, ln_table_col(t, "kernel")))) return "";
+    const char *op = ln_table_cell(t, r, ln_table_col(t, "op"));
+    return *op ? op : "layernorm";
+}
+
+const char *ln_op_title(const char *op)
+{
+    static const char *const titles[LN_NOPS] = {
+        [LN_OP_LAYERNORM] = "LayerNorm",
+        [LN_OP_RMSNORM] = "RMSNorm",
+        [LN_OP_LAYERNORM_BWD] = "LayerNorm backward",
+        [LN_OP_RMSNORM_BWD] = "RMSNorm backward",
+    };
+    int i = op_rank(op);
+    return i < LN_NOPS && titles[i] ? titles[i] : op;
+}
+
+int ln_backward_op(const char *op)
+{
+    int i = op_rank(op);
+    return i < LN_NOPS && ln_op_is_backward((ln_op)i);
+}
+
+void ln_collect_ops(const ln_table *t, const char **ops, size_t *n)
+{
+    for (size_t r = 0; r < t->rows; r++) {
+        const char *op = ln_row_op(t, r);
+        if (*op) ln_add_unique(ops, n, LN_MAX_OPS, op);
+    }
+    for (size_t i = 1; i < *n; i++) /* insertion sort by rank: the others keep their order */
+        for (size_t j = i; j > 0 && op_rank(ops[j - 1]) > op_rank(ops[j]); j--) {
+            const char *s = ops[j];
+            ops[j] = ops[j - 1], ops[j - 1] = s;
+        }
+}
+
+int ln_row_threads(const ln_table *t, size_t r)
+{
+    double v = ln_table_num(t, r, ln_table_col(t, "threads"));
+    return v >= 1 ? (int)v : 1;
+}
+
+size_t ln_table_threads(const ln_table *t, int *threads, size_t cap)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < t->rows; r++) {
+        int k = ln_row_threads(t, r);
+        size_t i = 0;
+        while (i < n && threads[i] != k) i++;
+        if (i < n) continue;
+        if (n == cap) { /* full: keep the smallest counts */
+            if (k > threads[n - 1]) continue;
+            n--;
+        }
+        for (i = n++; i > 0 && threads[i - 1] > k; i--) threads[i] = threads[i - 1];
+        threads[i] = k;
+    }
+    return n;
+}
+
+double ln_median_where(const ln_table *t, const char *kernel, const char *regime, int threads, const char *col)
+{
+    int ck = ln_table_col(t, "kernel"), cr = ln_table_col(t, "regime"), cv = ln_table_col(t, col);
+    double *v = malloc((t->rows + 1) * sizeof *v);
+    if (!v) ln_die("out of memory");
+    size_t n = 0;
+    for (size_t r = 0; r < t->rows; r++) {
+        if (strcmp(ln_table_cell(t, r, ck), kernel) || strcmp(ln_table_cell(t, r, cr), regime) ||
+            ln_row_threads(t, r) != threads)
+            continue;
+        double x = ln_table_num(t, r, cv);
+        if (!isnan(x)) v[n++] = x;
+    }
+    double m = ln_median(v, n);
+    free(v);
+    return m;
+}
+
+double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char **probe)
+{
+    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cg = ln_table_col(bench, "gbps");
+    double best = NAN;
+    for (size_t r = 0; r < bench->rows; r++) {
+        const char *k = ln_table_cell(bench, r, ck);
+        if (!ln_is_probe(k) || strcmp(ln_table_cell(bench, r, cr), regime) || ln_row_threads(bench, r) != threads)
+            continue;
+        double g = ln_table_num(bench, r, cg);
+        if (!(g <= best)) {
+            best = g;
+            if (probe) *probe = k;
+        }
+    }
+    return best;
+}
+
+int ln_hardest_dist(const ln_table *t, const char *kernel, const char *by, ln_hardest *h)
+{
+    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cby = ln_table_col(t, by),
+        cn = ln_table_col(t, "max_norm"), cu = ln_table_col(t, "max_ulp"), cmean = ln_table_col(t, "mean_ulp"),
+        cnf = ln_table_col(t, "nonfinite"), cv = ln_table_col(t, "verdict"), cin = ln_table_col(t, "input"),
+        cdg = ln_table_col(t, "dgamma_max_norm"), cdb = ln_table_col(t, "dbeta_max_norm");
+    *h = (ln_hardest){.dist = "", .fails = cv < 0 ? NAN : 0};
+    double hardest = NAN;
+    int found = 0;
+    for (size_t r = 0; r < t->rows; r++) {
+        if (strcmp(ln_table_cell(t, r, ck), kernel) || !ln_input_ok(t, r, cin)) continue;
+        double v = ln_table_num(t, r, cby), nf = ln_table_num(t, r, cnf);
+        if (nf > 0) v = INFINITY, h->nonfinite += nf;
+        if (cv >= 0) h->fails += !strcmp(ln_table_cell(t, r, cv), "fail");
+        /* NaN (no finite output to measure) is passed over unless nothing else is there */
+        if (!found || (!isnan(v) && !(v <= hardest))) h->dist = ln_table_cell(t, r, cd), hardest = v;
+        found = 1;
+    }
+    if (!found) return 0;
+    h->max_norm = h->max_ulp = h->mean_ulp = h->dgamma_norm = h->dbeta_norm = NAN;
+    const int cols[5] = {cn, cu, cmean, cdg, cdb};
+    double *worst[5] = {&h->max_norm, &h->max_ulp, &h->mean_ulp, &h->dgamma_norm, &h->dbeta_norm};
+    for (size_t r = 0; r < t->rows; r++) {
+        if (strcmp(ln_table_cell(t, r, ck), kernel) || strcmp(ln_table_cell(t, r, cd), h->dist) ||
+            !ln_input_ok(t, r, cin))
+            continue;
+        int nonfinite = ln_table_num(t, r, cnf) > 0;
+        for (int c = 0; c < 5; c++) {
+            double v = nonfinite && c < 2 ? INFINITY : ln_table_num(t, r, cols[c]);
+            if (!isnan(v) && !(v <= *worst[c])) *worst[c] = v;
+        }
+    }
+    return 1;
+}
+
+size_t ln_scaling_rows(const ln_table *bench, ln_scaling *out, size_t cap)
+{
+    int threads[LN_MAX_THREAD_COUNTS];
+    size_t nt = ln_table_threads(bench, threads, LN_MAX_THREAD_COUNTS), n = 0;
+    if (nt < 2) return 0;
+    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime");
+    for (size_t r = 0; r < bench->rows && n < cap; r++) {
+        const char *k = ln_table_cell(bench, r, ck), *rg = ln_table_cell(bench, r, cr);
+        if (ln_is_probe(k)) continue;
+        size_t i = 0;
+        while (i < n && (strcmp(out[i].kernel, k) || strcmp(out[i].regime, rg))) i++;
+        if (i < n) continue;
+        ln_scaling *s = &out[n];
+        *s = (ln_scaling){.kernel = k, .op = ln_row_op(bench, r), .regime = rg};
+        double one = ln_median_where(bench, k, rg, 1, "gbps");
+        for (size_t j = 0; j < nt; j++) {
+            double g = ln_median_where(bench, k, rg, threads[j], "gbps");
+            if (isnan(g)) continue;
+            s->threads[s->n] = threads[j], s->gbps[s->n] = g, s->speedup[s->n] = g / one;
+            s->of_limit[s->n] = g / ln_limit_at(bench, rg, threads[j], NULL);
+            s->n++;
+        }
+        n += s->n > 1;
+    }
+    return n;
+}

@@ -1,0 +1,63 @@
+/* Views of result tables that never mix rows of different operators or thread counts: the
+ * operators and thread counts a table holds, medians over the rows of one kernel, regime and
+ * thread count, a kernel's hardest input distribution, and the scaling of GB/s with threads.
+ * Used by lnbench summary and the report. A file without an op column is LayerNorm forward, one
+ * without a threads column ran on one thread. */
+#ifndef LN_VIEWS_H
+#define LN_VIEWS_H
+
+#include <stddef.h>
+
+#include "table.h"
+
+#define LN_MAX_OPS 8
+#define LN_MAX_THREAD_COUNTS 16
+
+/* The op of row r: its op column, "layernorm" when absent or empty; "" for a probe row. */
+const char *ln_row_op(const ln_table *t, size_t r);
+/* "LayerNorm", "RMSNorm", "LayerNorm backward", "RMSNorm backward" (an unknown op: itself). */
+const char *ln_op_title(const char *op);
+/* 1 for layernorm-bwd and rmsnorm-bwd: dx, dgamma, dbeta are judged apart. */
+int ln_backward_op(const char *op);
+/* Adds the ops of t's kernel rows to ops[0..*n), keeping the list in reading order (layernorm,
+ * rmsnorm, layernorm-bwd, rmsnorm-bwd, then others as met). */
+void ln_collect_ops(const ln_table *t, const char **ops, size_t *n);
+
+/* The thread count of row r: its threads column, 1 when absent or empty. */
+int ln_row_threads(const ln_table *t, size_t r);
+/* The thread counts of t, ascending, the smallest cap of them; returns how many (0 for an
+ * empty table). */
+size_t ln_table_threads(const ln_table *t, int *threads, size_t cap);
+
+/* Median of column col over the rows of kernel in regime at the thread count, NaN values
+ * left out; NaN when there is no such row. */
+double ln_median_where(const ln_table *bench, const char *kernel, const char *regime, int threads, const char *col);
+
+/* The machine limit of a regime at a thread count: the best gbps of the probe rows there. */
+double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char **probe);
+
+/* A kernel's hardest distribution: the one with the largest value of `by` (max_norm or
+ * max_ulp; a row with non-finite outputs counts as Inf) over its accuracy rows whose input
+ * stayed ok; on it the worst of each error over D and eps. nonfinite and fails (NaN without a
+ * verdict column) count every input-ok row of the kernel. */
+typedef struct {
+    const char *dist;
+    double max_norm, max_ulp, mean_ulp;
+    double dgamma_norm, dbeta_norm; /* backward ops; NaN for the forward ones */
+    double nonfinite, fails;
+} ln_hardest;
+int ln_hardest_dist(const ln_table *acc, const char *kernel, const char *by, ln_hardest *h);
+
+/* One kernel in one regime across thread counts: median GB/s over D at each count, its ratio to
+ * the same kernel's 1-thread median, and its fraction of the limit at the same count. */
+typedef struct {
+    const char *kernel, *op, *regime;
+    size_t n;
+    int threads[LN_MAX_THREAD_COUNTS];
+    double gbps[LN_MAX_THREAD_COUNTS], speedup[LN_MAX_THREAD_COUNTS], of_limit[LN_MAX_THREAD_COUNTS];
+} ln_scaling;
+/* The kernels of bench timed at more than one thread count, in file order, per regime; returns
+ * how many (at most cap). */
+size_t ln_scaling_rows(const ln_table *bench, ln_scaling *out, size_t cap);
+
+#endif

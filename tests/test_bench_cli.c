@@ -147,6 +147,29 @@ static void test_tiny_run_writes_consistent_csv(void **state)
     assert_no_temp_files();
 }
 
+/* A 16-bit kernel brings the 16-bit probes (fp16 elements, the same bytes), and its
+ * bw_fraction is over probe-copy-16; an fp32 kernel's stays over probe-copy. */
+static void test_16bit_probes(void **state)
+{
+    (void)state;
+    csv t;
+    bench_ok("--kernels f16-f32acc-twopass-scalar,f32-twopass-scalar --D 64 --bytes 64K "
+             "--benchmark_min_time=0.01 --benchmark_repetitions=1",
+             "b16.csv", &t);
+    assert_int_equal(t.nrows, 6);
+    int copy16 = row_of(&t, "probe-copy-16"), stream16 = row_of(&t, "probe-stream-16");
+    int copy = row_of(&t, "probe-copy");
+    assert_string_equal(t.cell[copy16][col(&t, "dtype")], "f16");
+    assert_int_equal((int)num(&t, copy16, "bytes"), 65536);
+    assert_int_equal((int)num(&t, stream16, "D"), 65536 / 2);
+    assert_true(num(&t, copy16, "gbps") > 0 && num(&t, stream16, "gbps") > 0);
+    int k16 = row_of(&t, "f16-f32acc-twopass-scalar"), k32 = row_of(&t, "f32-twopass-scalar");
+    assert_true(fabs(num(&t, k16, "bw_fraction") / (num(&t, k16, "gbps") / num(&t, copy16, "gbps")) - 1) < 1e-3);
+    assert_true(fabs(num(&t, k32, "bw_fraction") / (num(&t, k32, "gbps") / num(&t, copy, "gbps")) - 1) < 1e-3);
+    const char *json = slurp("b16.json");
+    assert_non_null(strstr(json, "probe-stream-16/bytes:64K/real_time"));
+}
+
 /* A case predicted (from the smaller size) to exceed --max-call-seconds is skipped and named;
  * the smaller one and the probes of both sizes are kept. */
 static void test_max_call_seconds_skips(void **state)
@@ -262,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_max_call_seconds_skips),
         cmocka_unit_test(test_filter_keeps_probes),
         cmocka_unit_test(test_threads_list),
+        cmocka_unit_test(test_16bit_probes),
         cmocka_unit_test(test_empty_selection_exit_2),
         cmocka_unit_test(test_bad_flags_exit_2),
     };

@@ -10,6 +10,9 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,8 +458,8 @@ static size_t thread_count(void)
 }
 
 /* The oneDNN peers (one per dtype, where oneDNN has one for this CPU): within their claimed bound (except on huge rows, whose fp32
- * squares overflow inside oneDNN: its output is beta there, as its `how` says), and on this
- * thread only. */
+ * squares overflow inside oneDNN: its output is beta there, as its `how` says), and on the
+ * calling thread only. */
 static void test_onednn_peer(void **state)
 {
     (void)state;
@@ -484,6 +487,73 @@ static void test_onednn_peer(void **state)
     if (before) assert_int_equal(thread_count(), before);
 }
 
+/* Two threads calling one peer (oneDNN, libtorch) at once, each on its own half of the rows with
+ * the same shape (so a primitive cache shared by the process would hand both the same memory
+ * objects: verified to fail so): every call gives the bits of a one-thread call on those rows,
+ * and the library starts no thread of its own. */
+#define PEER_THREADS 2
+#define PEER_CALLS 5000
+
+typedef struct {
+    const ln_kernel *k;
+    ln_args a;
+    const unsigned char *expect; /* this half's rows of the one-thread output */
+    size_t bytes;
+    atomic_int *arrived; /* every call starts in both threads at once (a spinning barrier) */
+    int mismatches;
+} peer_share;
+
+static void *call_peer(void *arg)
+{
+    peer_share *s = arg;
+    for (int i = 0; i < PEER_CALLS; i++) {
+        memset(s->a.y, 0xff, s->bytes);
+        atomic_fetch_add(s->arrived, 1);
+        while (atomic_load(s->arrived) < (i + 1) * PEER_THREADS) sched_yield();
+        s->k->forward(&s->a);
+        s->mismatches += memcmp(s->a.y, s->expect, s->bytes) != 0;
+    }
+    return NULL;
+}
+
+static void test_peers_from_threads(void **state)
+{
+    (void)state;
+    size_t peers = 0;
+    for (size_t i = 0; i < ln_num_kernels; i++) {
+        const ln_kernel *k = ln_all_kernels[i];
+        if (!k->external || k->op != LN_OP_LAYERNORM || !ln_kernel_available(k)) continue;
+        peers++;
+        ln_prepared p;
+        prepare(&p, k->dtype, "normal", 17, PEER_THREADS, 1);
+        size_t esize = ln_fmt(k->dtype)->size, half = p.c.rows / PEER_THREADS * p.c.D * esize;
+        unsigned char *whole = malloc(p.c.rows * p.c.D * esize), *ys = malloc(p.c.rows * p.c.D * esize);
+        assert_non_null(whole), assert_non_null(ys);
+        ln_args a = {
+            .rows = p.c.rows, .D = p.c.D, .x = p.x, .y = whole, .gamma = p.gamma, .beta = p.beta, .eps = p.c.eps};
+        k->forward(&a);
+        size_t before = thread_count();
+        peer_share s[PEER_THREADS];
+        pthread_t th[PEER_THREADS];
+        atomic_int arrived = 0;
+        for (int t = 0; t < PEER_THREADS; t++) {
+            s[t] = (peer_share){.k = k, .a = a, .expect = whole + t * half, .bytes = half, .arrived = &arrived};
+            s[t].a.rows = p.c.rows / PEER_THREADS;
+            s[t].a.x = (const unsigned char *)p.x + t * half;
+            s[t].a.y = ys + t * half;
+            assert_int_equal(pthread_create(&th[t], NULL, call_peer, &s[t]), 0);
+        }
+        for (int t = 0; t < PEER_THREADS; t++) pthread_join(th[t], NULL);
+        if (before) assert_int_equal(thread_count(), before);
+        for (int t = 0; t < PEER_THREADS; t++)
+            if (s[t].mismatches)
+                fail_msg("%s: %d of %d calls of thread %d differ", k->name, s[t].mismatches, PEER_CALLS, t);
+        free(whole), free(ys);
+        ln_prepared_free(&p);
+    }
+    if (!peers) skip();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_empty_is_noop),
         cmocka_unit_test(test_isa_cap_hides_kernels),
         cmocka_unit_test(test_onednn_peer),
+        cmocka_unit_test(test_peers_from_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

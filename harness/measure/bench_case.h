@@ -10,14 +10,22 @@
 #include "dist.h"
 #include "kernel.h"
 
-typedef enum { LN_BENCH_KERNEL, LN_BENCH_PROBE_COPY, LN_BENCH_PROBE_STREAM } ln_bench_what;
+/* The probes in pairs, copy then stream: fp32 ones for every case, 16-bit ones (fp16 storage)
+ * beside 16-bit kernels. */
+typedef enum {
+    LN_BENCH_KERNEL,
+    LN_BENCH_PROBE_COPY,
+    LN_BENCH_PROBE_STREAM,
+    LN_BENCH_PROBE_COPY_16,
+    LN_BENCH_PROBE_STREAM_16
+} ln_bench_what;
 
 typedef struct ln_bench_case {
     ln_bench_what what;
-    const char *label;  /* the kernel's name, or probe-copy, probe-stream */
+    const char *label;  /* the kernel's name, or probe-copy, probe-stream, probe-copy-16, probe-stream-16 */
     const ln_kernel *k; /* NULL for a probe */
     ln_dtype dtype;
-    size_t D, rows, xbytes; /* for a probe: D = floats, rows = 1 */
+    size_t D, rows, xbytes; /* for a probe: D = elements (of dtype: LN_F32, or LN_F16), rows = 1 */
     size_t size;            /* the size asked for (--bytes, or x's size with --rows) */
     int threads;            /* the rows (a probe's floats) are split over this many threads */
     const ln_dist *dist;

@@ -21,7 +21,7 @@ typedef struct {
     void *dy, *dgb; /* backward ops: dy (a copy of x), dgamma and dbeta */
     double *stats;  /* backward ops: the saved mean and rstd of each row (0 and 1) */
     ln_args args;   /* its share of the case being timed */
-    size_t probe_floats;
+    size_t probe_elements;
 } thread_buffers;
 
 typedef struct {
@@ -84,7 +84,7 @@ static void free_buffers(bench_run *r)
 /* Thread i's share of c, in bytes of x. */
 static size_t share_bytes(const ln_bench_case *c, int i)
 {
-    if (c->what != LN_BENCH_KERNEL) return ln_bench_share(c->D, c->threads, i, NULL) * sizeof(float);
+    if (c->what != LN_BENCH_KERNEL) return ln_bench_share(c->D, c->threads, i, NULL) * ln_fmt(c->dtype)->size;
     return ln_bench_share(c->rows, c->threads, i, NULL) * c->D * ln_fmt(c->dtype)->size;
 }
 
@@ -124,7 +124,7 @@ static void fill_share(void *ctx, int i)
     const ln_bench_case *c = r->current;
     thread_buffers *b = &r->buf[i];
     if (c->what != LN_BENCH_KERNEL) {
-        float *x = b->x;
+        float *x = b->x; /* read as fp16 by the 16-bit probes: 0 and 1.875, as finite */
         for (size_t j = 0; j < r->buf_bytes / sizeof(float); j++) x[j] = 1.0f;
         return;
     }
@@ -155,9 +155,13 @@ static void call_share(void *ctx, int i)
     if (c->what == LN_BENCH_KERNEL) {
         if (b->args.rows) c->k->forward(&b->args);
     } else if (c->what == LN_BENCH_PROBE_COPY) {
-        ln_probe_copy(b->x, b->y, b->probe_floats);
+        ln_probe_copy(b->x, b->y, b->probe_elements);
+    } else if (c->what == LN_BENCH_PROBE_STREAM) {
+        ln_probe_stream(b->x, b->y, b->probe_elements);
+    } else if (c->what == LN_BENCH_PROBE_COPY_16) {
+        ln_probe_copy16(b->x, b->y, b->probe_elements);
     } else {
-        ln_probe_stream(b->x, b->y, b->probe_floats);
+        ln_probe_stream16(b->x, b->y, b->probe_elements);
     }
     ln_clobber_memory();
 }
@@ -222,7 +226,7 @@ static void run_case(ln_gb_state *st, void *ctx)
             b->args.dgamma = b->dgb, b->args.dbeta = (char *)b->dgb + r->affine_bytes;
             b->args.mean = b->stats, b->args.rstd = b->stats + r->bwd_rows;
         }
-        b->probe_floats = ln_bench_share(c->D, c->threads, i, NULL);
+        b->probe_elements = ln_bench_share(c->D, c->threads, i, NULL);
     }
     ln_team_start(r->team, c->threads, call_share, r, ln_gb_max_iterations(st));
     while (ln_gb_keep_running(st)) {

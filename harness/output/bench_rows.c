@@ -14,14 +14,15 @@ static const char *regime(size_t size)
     return size <= CACHE_BYTES ? "cache" : size >= MEMORY_BYTES ? "memory" : "mixed";
 }
 
-/* Case i's rate over that of probe-copy at the same size and thread count, or NaN. */
+/* Case i's rate over that of probe-copy at the same size and thread count (a 16-bit kernel's or
+ * probe's: probe-copy-16), or NaN. */
 static double bw_fraction(const ln_bench_results *r, size_t i)
 {
     const ln_bench_case *c = &r->cases[i];
+    ln_bench_what copy = ln_fmt(c->dtype)->size == 2 ? LN_BENCH_PROBE_COPY_16 : LN_BENCH_PROBE_COPY;
     double fraction = NAN;
     for (size_t q = 0; q < r->ncases; q++)
-        if (r->cases[q].what == LN_BENCH_PROBE_COPY && r->cases[q].size == c->size &&
-            r->cases[q].threads == c->threads && r->ran[q])
+        if (r->cases[q].what == copy && r->cases[q].size == c->size && r->cases[q].threads == c->threads && r->ran[q])
             fraction = r->stats[i].gbps / r->stats[q].gbps;
     return fraction;
 }

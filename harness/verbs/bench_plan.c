@@ -26,22 +26,30 @@ static void add_threads_suffix(ln_bench_case *c)
     if (c->threads > 1) snprintf(c->name + n, sizeof c->name - n, "/threads:%d", c->threads);
 }
 
-/* The two probes of size `size` (x's bytes) at `threads`, unless cases[first..n) has them. */
-static void add_probes(ln_bench_case *cases, size_t *n, size_t first, size_t size, int threads)
+/* The two probes (copy, stream) of size `size` (x's bytes) at `threads` for elements of esize
+ * bytes (fp32 or 16-bit), unless cases[first..n) has them. */
+static void add_probes(ln_bench_case *cases, size_t *n, size_t first, size_t size, int threads, size_t esize)
 {
+    ln_bench_what copy = esize == 2 ? LN_BENCH_PROBE_COPY_16 : LN_BENCH_PROBE_COPY;
+    static const char *const labels[] = {
+        [LN_BENCH_PROBE_COPY] = "probe-copy",
+        [LN_BENCH_PROBE_STREAM] = "probe-stream",
+        [LN_BENCH_PROBE_COPY_16] = "probe-copy-16",
+        [LN_BENCH_PROBE_STREAM_16] = "probe-stream-16",
+    };
     for (size_t q = first; q < *n; q++)
-        if (cases[q].what == LN_BENCH_PROBE_COPY && cases[q].size == size) return;
-    for (ln_bench_what w = LN_BENCH_PROBE_COPY; w <= LN_BENCH_PROBE_STREAM; w++) {
+        if (cases[q].what == copy && cases[q].size == size) return;
+    for (ln_bench_what w = copy; w <= copy + 1; w++) {
         ln_bench_case *pc = &cases[(*n)++];
         char sz[32];
         *pc = (ln_bench_case){.what = w,
-                              .label = w == LN_BENCH_PROBE_COPY ? "probe-copy" : "probe-stream",
-                              .dtype = LN_F32,
-                              .D = size / sizeof(float),
+                              .label = labels[w],
+                              .dtype = esize == 2 ? LN_F16 : LN_F32,
+                              .D = size / esize,
                               .rows = 1,
                               .size = size,
                               .threads = threads};
-        pc->xbytes = pc->D * sizeof(float);
+        pc->xbytes = pc->D * esize;
         snprintf(pc->name, sizeof pc->name, "%s/bytes:%s", pc->label, size_name(size, sz, sizeof sz));
         add_threads_suffix(pc);
     }
@@ -72,11 +80,6 @@ static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, siz
     return c;
 }
 
-/* Peer libraries' wrappers (kernels/ext/) keep one primitive cache per process, whose entries
- * hold the data pointers of the call: two threads calling at once would run on each other's
- * rows. They are timed at one thread only. */
-static int callable_from_threads(const ln_kernel *k) { return strncmp(k->name, "ext-", 4) != 0; }
-
 /* Each kernel case's `smaller`: the same kernel, D, dist, eps and threads at the next smaller x. */
 static void link_smaller(ln_bench_case *cases, size_t ncases)
 {
@@ -97,7 +100,7 @@ ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
                 ln_die_usage("--D %zu: distribution '%s' has rows of %zu values", g->D[d], g->dists[di].spec,
                              g->dists[di].file_D);
     size_t nkernel_cases = g->nthreads * g->nsizes * g->nD * g->ndists * g->neps * g->nkernels;
-    ln_bench_case *cases = calloc(3 * nkernel_cases, sizeof *cases);
+    ln_bench_case *cases = calloc(5 * nkernel_cases, sizeof *cases); /* each with up to 4 probes */
     if (!cases) ln_die("out of memory");
     size_t n = 0;
     for (size_t t = 0; t < g->nthreads; t++)
@@ -107,21 +110,14 @@ ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
                 for (size_t di = 0; di < g->ndists; di++)
                     for (size_t e = 0; e < g->neps; e++)
                         for (size_t i = 0; i < g->nkernels; i++) {
-                            if (g->threads[t] > 1 && !callable_from_threads(g->kernels[i])) continue;
                             ln_bench_case c = kernel_case(g, g->kernels[i], g->sizes[s], g->D[d], &g->dists[di],
                                                           g->eps[e], g->threads[t]);
-                            add_probes(cases, &n, first_of_size, c.size, c.threads);
+                            add_probes(cases, &n, first_of_size, c.size, c.threads, sizeof(float));
+                            if (ln_fmt(c.dtype)->size == 2)
+                                add_probes(cases, &n, first_of_size, c.size, c.threads, sizeof(uint16_t));
                             cases[n++] = c;
                         }
         }
-    size_t most_threads = 1;
-    for (size_t t = 0; t < g->nthreads; t++) most_threads = g->threads[t] > most_threads ? g->threads[t] : most_threads;
-    for (size_t i = 0; i < g->nkernels; i++)
-        if (most_threads > 1 && !callable_from_threads(g->kernels[i]))
-            fprintf(stderr,
-                    "lnbench: note: %s runs at 1 thread only (its library's primitive cache is shared by "
-                    "the whole process); its cases at more threads are left out\n",
-                    g->kernels[i]->name);
     link_smaller(cases, n);
     for (size_t i = 0; i < n; i++) {
         cases[i].index = i;

@@ -22,8 +22,9 @@ static const char bench_help[] =
     "usage: lnbench bench [options] [--benchmark_*=VALUE ...]\n"
     "Times each kernel x shape with Google Benchmark, beside streaming probes of the same size\n"
     "(probe-copy: read x, write y = a*x + b with ordinary stores; probe-stream: non-temporal\n"
-    "stores), and reports GB/s (x read + y written, 1e9 B/s), rows/s and each kernel's fraction\n"
-    "of the probe-copy rate (bw_fraction).\n"
+    "stores; beside 16-bit kernels also probe-copy-16, probe-stream-16 on fp16 storage), and\n"
+    "reports GB/s (x read + y written, 1e9 B/s), rows/s and each kernel's fraction of the\n"
+    "probe-copy rate of its element size (bw_fraction).\n"
     "  --kernels LIST   names or globs, comma-separated (default: every kernel this CPU runs)\n"
     "  --D LIST         row lengths (default 768,1024,4096,8192,16384)\n"
     "  --bytes LIST     sizes of x, K/M/G suffixes; rows = size / (D x element size)\n"
@@ -298,8 +299,7 @@ int cmd_bench(int argc, char **argv)
                          "--benchmark_min_time takes plain seconds, e.g. 0.1)",
                          gbf.argv[1]);
         }
-        if (nkernel_cases == 0)
-            ln_die_usage("bench: no kernel benchmark to run: the kernels selected run at 1 thread only");
+        if (nkernel_cases == 0) ln_die_usage("bench: no kernel benchmark to run");
         ln_die_usage("bench: no kernel benchmark to run: --benchmark_filter selects none of the %zu kernel "
                      "benchmarks (their names: add --benchmark_list_tests=true)",
                      nkernel_cases);

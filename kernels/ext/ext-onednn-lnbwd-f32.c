@@ -1,7 +1,8 @@
 /* oneDNN's fp32 layer normalization backward (libdnnl 2.6) as a peer: prop_kind backward with
  * use_scale and use_shift (dx, dgamma, dbeta), the caller's buffers, one thread. oneDNN takes the
  * saved mean and VARIANCE in fp32: var = 1 / rstd^2 - eps is formed in double from the saved
- * rstd and rounded once. A primitive is kept for the last (rows, D, eps). */
+ * rstd and rounded once. A primitive is kept for the last (rows, D, eps), per calling thread
+ * (its memory objects hold the call's pointers), released when the thread exits. */
 #include <oneapi/dnnl/dnnl.h>
 #include <stdlib.h>
 
@@ -10,7 +11,8 @@
 
 #define NAME "ext-onednn-lnbwd-f32"
 
-static struct {
+static _Thread_local struct {
+    int registered; /* release() is registered for this thread's exit */
     size_t rows, D;
     float eps;
     dnnl_primitive_t prim;
@@ -38,6 +40,7 @@ static void prepare(size_t rows, size_t D, float eps, dnnl_engine_t engine)
 {
     if (cached.prim && cached.rows == rows && cached.D == D && cached.eps == eps) return;
     release();
+    if (!cached.registered) ln_onednn_at_thread_exit(NAME, release), cached.registered = 1;
     const unsigned flags = dnnl_use_scale | dnnl_use_shift;
     dnnl_dims_t dims = {(dnnl_dim_t)rows, (dnnl_dim_t)D}, sdims = {(dnnl_dim_t)rows}, vdims = {(dnnl_dim_t)D};
     dnnl_memory_desc_t data_md, stat_md, vec_md;

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +21,23 @@ typedef struct {
     float *affine; /* 2 D floats: gamma and beta widened, for 16-bit dtypes */
 } onednn_entry;
 
+/* What one calling thread owns: its primitives and memory objects (a memory object carries
+ * the data pointers of the call in progress, so two threads must never share one) and its
+ * stream. Created at the thread's first call, released when the thread exits (the key's
+ * destructor); the main thread's is reclaimed by the process's exit. */
 #define CACHE_SIZE 8
-static onednn_entry cache[CACHE_SIZE];
-static size_t cache_next;
-static dnnl_engine_t engine;
-static dnnl_stream_t stream;
+typedef struct {
+    onednn_entry cache[CACHE_SIZE];
+    size_t cache_next;
+    dnnl_stream_t stream;
+    void (*at_exit[4])(void); /* other oneDNN kernels' per-thread releases */
+    int nat_exit;
+} thread_state;
+
+static _Thread_local thread_state *mine;
+static pthread_key_t state_key;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static dnnl_engine_t engine; /* one for the process: oneDNN's engines are thread-safe */
 static void (*set_num_threads)(int);
 
 static void check(dnnl_status_t s, const char *name, const char *what)
@@ -49,21 +62,63 @@ static void cap_isa(void)
     dnnl_set_max_cpu_isa(isa); /* only the first call in a process counts */
 }
 
-static void init_once(const char *name)
+static void release(onednn_entry *e);
+
+static void release_state(void *p)
 {
-    if (engine) return;
+    thread_state *st = p;
+    for (int i = 0; i < st->nat_exit; i++) st->at_exit[i]();
+    for (size_t i = 0; i < CACHE_SIZE; i++) release(&st->cache[i]);
+    dnnl_stream_destroy(st->stream);
+    free(st);
+}
+
+static void create_engine(void)
+{
     cap_isa();
     *(void **)&set_num_threads = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
-    check(dnnl_engine_create(&engine, dnnl_cpu, 0), name, "dnnl_engine_create");
-    check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), name, "dnnl_stream_create");
+    if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) engine = NULL;
+    if (pthread_key_create(&state_key, release_state) != 0) engine = NULL;
+}
+
+static void init_once(const char *name)
+{
+    pthread_once(&once, create_engine);
+    if (!engine) check(dnnl_runtime_error, name, "dnnl_engine_create");
+}
+
+/* The calling thread's state, created at its first call; and oneDNN set to one OpenMP thread
+ * for this thread's next execution (libgomp's team size is the calling thread's). */
+static thread_state *this_thread(const char *name)
+{
+    init_once(name);
+    if (set_num_threads) set_num_threads(1);
+    if (mine) return mine;
+    thread_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        fprintf(stderr, "%s: out of memory\n", name);
+        exit(1);
+    }
+    check(dnnl_stream_create(&st->stream, engine, dnnl_stream_default_flags), name, "dnnl_stream_create");
+    (void)pthread_setspecific(state_key, st);
+    return mine = st;
 }
 
 void ln_onednn_session(const char *name, void **engine_out, void **stream_out)
 {
-    init_once(name);
-    if (set_num_threads) set_num_threads(1);
+    thread_state *st = this_thread(name);
     *engine_out = engine;
-    *stream_out = stream;
+    *stream_out = st->stream;
+}
+
+void ln_onednn_at_thread_exit(const char *name, void (*fn)(void))
+{
+    thread_state *st = this_thread(name);
+    if (st->nat_exit == (int)(sizeof st->at_exit / sizeof *st->at_exit)) {
+        fprintf(stderr, "%s: too many oneDNN kernels keep per-thread state\n", name);
+        exit(1);
+    }
+    st->at_exit[st->nat_exit++] = fn;
 }
 
 void ln_onednn_check(int status, const char *name, const char *what) { check((dnnl_status_t)status, name, what); }
@@ -96,14 +151,15 @@ static dnnl_primitive_desc_t make_pd(ln_dtype t, size_t rows, size_t D, float ep
     return *s == dnnl_success ? pd : NULL;
 }
 
-static onednn_entry *lookup(ln_dtype t, size_t rows, size_t D, float eps, unsigned flags, const char *name)
+static onednn_entry *lookup(thread_state *st, ln_dtype t, size_t rows, size_t D, float eps, unsigned flags,
+                            const char *name)
 {
     for (size_t i = 0; i < CACHE_SIZE; i++) {
-        onednn_entry *e = &cache[i];
+        onednn_entry *e = &st->cache[i];
         if (e->prim && e->dtype == t && e->rows == rows && e->D == D && e->eps == eps && e->flags == flags) return e;
     }
-    onednn_entry *e = &cache[cache_next];
-    cache_next = (cache_next + 1) % CACHE_SIZE;
+    onednn_entry *e = &st->cache[st->cache_next];
+    st->cache_next = (st->cache_next + 1) % CACHE_SIZE;
     release(e);
 
     dnnl_memory_desc_t data_md, vec_md;
@@ -143,10 +199,9 @@ static void *affine_f32(ln_dtype t, const void *v, float *buf, size_t D)
 void ln_onednn_forward(const ln_args *a, ln_dtype t, const char *name)
 {
     if (a->rows == 0 || a->D == 0) return;
-    init_once(name);
-    if (set_num_threads) set_num_threads(1);
+    thread_state *st = this_thread(name);
     unsigned flags = (a->gamma ? dnnl_use_scale : 0u) | (a->beta ? dnnl_use_shift : 0u);
-    onednn_entry *e = lookup(t, a->rows, a->D, (float)a->eps, flags, name);
+    onednn_entry *e = lookup(st, t, a->rows, a->D, (float)a->eps, flags, name);
     dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_DST, e->dst}};
     int nargs = 2;
     check(dnnl_memory_set_data_handle(e->src, (void *)a->x), name, "set_data_handle (src)");
@@ -161,8 +216,8 @@ void ln_onednn_forward(const ln_args *a, ln_dtype t, const char *name)
               name, "set_data_handle (shift)");
         args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SHIFT, e->shift};
     }
-    check(dnnl_primitive_execute(e->prim, stream, nargs, args), name, "dnnl_primitive_execute");
-    check(dnnl_stream_wait(stream), name, "dnnl_stream_wait");
+    check(dnnl_primitive_execute(e->prim, st->stream, nargs, args), name, "dnnl_primitive_execute");
+    check(dnnl_stream_wait(st->stream), name, "dnnl_stream_wait");
 }
 
 int ln_onednn_usable(ln_dtype t)

@@ -11,13 +11,14 @@
  * (ln_half_row_f64, half.h): one test per row, ordinary rows never pay.
  *
  * Row schedule, a parameter of half_twopass: row by row, the variance pass prefetching the next
- * row; or (pipeline) rows up to LN_HALF_PIPELINE_MAX_D as a three-row software pipeline, one
- * loop normalizing row r, summing the squared deviations of row r+1 and the values of row r+2,
- * prefetching row r+3, so one row's reductions, square root and division overlap the others'
- * loops (each stage grouped as the plain passes: same bits either way). On AVX-512 the
- * pipeline gave +40-50% rows/s in L1 at D 768-2048; on a Zen 3 (AVX2) +13% in cache at D 768,
- * none from memory at D 768-1024 and 10-25% fewer at D 2048, so AVX2 goes row by row. Outputs
- * far larger than the caches go out with non-temporal stores. */
+ * row; or (pipeline) a three-row software pipeline, one loop normalizing row r, summing the
+ * squared deviations of row r+1 and the values of row r+2, prefetching row r+3, so one row's
+ * reductions, square root and division overlap the others' loops, and row r+2's memory reads
+ * overlap the other two stages (each stage grouped as the plain passes: same bits either way).
+ * On AVX-512 the pipeline gave +40-50% rows/s in L1 at D 768-2048 and, for every D (the three
+ * rows then in L2), +10-30% from memory at D 4096-16384 (docs/lowp.md); on a Zen 3 (AVX2) +13%
+ * in cache at D 768, none from memory at D 768-1024 and 10-25% fewer at D 2048, so AVX2 goes
+ * row by row. Outputs far larger than the caches go out with non-temporal stores. */
 #ifndef LN_X86_HALF_TWOPASS_H
 #define LN_X86_HALF_TWOPASS_H
 
@@ -266,10 +267,6 @@ static inline void half_row_twopass(ln_dtype t, const uint16_t *x, uint16_t *y, 
     }
 }
 
-/* Rows up to this length go through the three-row pipeline (3 rows of x, y, gamma, beta: 6 D
- * 16-bit elements, kept within 40 KiB of L1). */
-#define LN_HALF_PIPELINE_MAX_D ((40u << 10) / (6 * sizeof(uint16_t)))
-
 /* One loop for three rows: normalizes x0 into y (mean, rstd), sums (x - mean1)^2 of x1 and x of
  * x2, each grouped as half_row_sq_dev and half_row_sum; prefetches the row pf (or none: NULL). */
 LN_INLINE void half_pipeline3_body(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g, const uint16_t *b,
@@ -339,14 +336,14 @@ static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int epi, int
 }
 
 /* Outputs far larger than the caches go out with non-temporal stores (no read-for-ownership of
- * y); pipeline: rows up to LN_HALF_PIPELINE_MAX_D through the three-row pipeline; epi: the
+ * y); pipeline: the rows through the three-row pipeline, else row by row; epi: the
  * epilogue form (HALF_EPI_F32 or HALF_EPI_MULBIAS). pipeline and epi are compile-time constants. */
 LN_INLINE void half_twopass(const ln_args *a, ln_dtype t, int epi, int pipeline)
 {
     const size_t n = a->D;
     if (n == 0 || a->rows == 0) return; /* nothing to normalize: no statistics either */
     const int stream = a->rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
-    if (pipeline && n <= LN_HALF_PIPELINE_MAX_D) {
+    if (pipeline) {
         half_twopass_rows3(a, t, epi, stream);
     } else {
         for (size_t r = 0; r < a->rows; r++) {

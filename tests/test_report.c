@@ -267,7 +267,30 @@ static void test_scaling_figures(void **state)
     assert_int_equal(ln_table_read("tests/fixtures/ops/bench.csv", &t), 1);
     assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 1, "gbps"), 22, 0);
     assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 2, "gbps"), 40, 0);
-    assert_float_equal(ln_limit_at(&t, "memory", 2, NULL), 25, 0);
+    assert_float_equal(ln_limit_at(&t, "memory", 2, NULL, NULL), 25, 0);
+    /* no 16-bit probe in the file: a 16-bit kernel's limit is the fp32 probes' */
+    assert_float_equal(ln_limit_at(&t, "memory", 2, "bf16", NULL), 25, 0);
+    ln_table_free(&t);
+    /* with 16-bit probes, f16/bf16 kernels are measured against them and the rest against the
+     * fp32 ones, whichever is faster */
+    assert_int_equal(sh("cp tests/fixtures/ops/bench.csv %s/probes16.csv && printf '%%s\\n' "
+                        "probe-copy-16,f16,524288,1,1048576,cache,,,1,5,1,12,12,12,0.01,1,0,12, "
+                        "probe-stream-16,f16,524288,1,1048576,cache,,,1,5,1,30,30,30,0.01,1,0,30, "
+                        "probe-copy-16,f16,524288,1,1048576,cache,,,2,5,1,99,99,99,0.01,1,0,99, >>%s/probes16.csv",
+                        test_dir, test_dir),
+                     0);
+    assert_int_equal(ln_table_read(test_path("probes16.csv"), &t), 1);
+    const char *probe = NULL;
+    assert_float_equal(ln_limit_at(&t, "cache", 1, "bf16", &probe), 30, 0);
+    assert_string_equal(probe, "probe-stream-16");
+    assert_float_equal(ln_limit_at(&t, "cache", 1, "f16", NULL), 30, 0);
+    assert_float_equal(ln_limit_at(&t, "cache", 1, "f32", &probe), 40, 0);
+    assert_string_equal(probe, "probe-copy");
+    assert_float_equal(ln_limit_at(&t, "cache", 1, "f64", NULL), 40, 0);
+    assert_float_equal(ln_limit_at(&t, "cache", 2, "f16", NULL), 99, 0);
+    assert_float_equal(ln_limit_at(&t, "memory", 1, "f16", NULL), 16, 0); /* none there: fp32's */
+    ln_table_free(&t);
+    assert_int_equal(ln_table_read("tests/fixtures/ops/bench.csv", &t), 1);
     ln_scaling s[8];
     size_t n = ln_scaling_rows(&t, s, 8);
     assert_int_equal(n, 4); /* two kernels in two regimes; the 1-thread-only ones left out */

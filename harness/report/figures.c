@@ -168,7 +168,7 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
     size_t n = kernels_of(F->R, op, dt, rg, all);
     if (!n) return;
     const char *probe = NULL;
-    double limit = ln_regime_limit(&F->R->bench, rg, &probe);
+    double limit = ln_regime_limit(&F->R->bench, rg, dt, &probe);
     size_t m = family_best(all, n, best);
     for (int detail = 0; detail < 2; detail++) {
         if (detail && n <= m) break; /* the overview already shows every kernel */

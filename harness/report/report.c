@@ -197,7 +197,8 @@ static void speed_summary(ln_results *R, ln_doc *d, const char *op)
     ln_doc_heading(d, 3, "Speed");
     ln_doc_para(d,
                 "GB/s: 1e9 bytes of %s per second (%s not counted), median over D. Limit: the best of the probes "
-                "(probe-copy, probe-stream) in the same regime, bytes counted the same way.",
+                "that move the same element size (probe-copy, probe-stream; probe-copy-16, probe-stream-16 for "
+                "f16 and bf16) in the same regime, bytes counted the same way.",
                 ln_backward_op(op) ? "x and dy read + dx written" : "x read + y written",
                 ln_backward_op(op) ? "gamma, dgamma, dbeta and the saved statistics" : "gamma, beta");
     const char *h[] = {"dtype", "regime", "fastest", "GB/s", "of limit", "against the peers"};
@@ -207,7 +208,7 @@ static void speed_summary(ln_results *R, ln_doc *d, const char *op)
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
             ln_speed *best = ln_fastest_op(R, op, dt, rg, 0), *own = ln_fastest_op(R, op, dt, rg, 1);
             if (!best) continue;
-            double limit = ln_regime_limit(&R->bench, rg, NULL);
+            double limit = ln_regime_limit(&R->bench, rg, dt, NULL);
             char g[32], frac[64], peers[512] = "";
             snprintf(g, sizeof g, "%.3g", best->median);
             of_limit(frac, sizeof frac, best->median, limit);
@@ -236,9 +237,12 @@ static void speed_summary(ln_results *R, ln_doc *d, const char *op)
 static void limits(ln_results *R, ln_doc *d)
 {
     for (size_t j = 0; j < R->nregimes; j++) {
-        const char *probe = NULL;
-        double limit = ln_regime_limit(&R->bench, R->regimes[j], &probe);
+        const char *probe = NULL, *probe16 = NULL;
+        double limit = ln_regime_limit(&R->bench, R->regimes[j], "f32", &probe);
         if (!isnan(limit)) ln_doc_item(d, "limit, %s: %.3g GB/s (%s)", R->regimes[j], limit, probe);
+        double limit16 = ln_regime_limit(&R->bench, R->regimes[j], "f16", &probe16);
+        if (!isnan(limit16) && probe16 != probe)
+            ln_doc_item(d, "limit, %s, 16-bit storage: %.3g GB/s (%s)", R->regimes[j], limit16, probe16);
     }
     if (above_limit_notes)
         ln_doc_para(d,
@@ -465,7 +469,7 @@ static void throughput_details(ln_results *R, ln_doc *d, const char *op)
             h[nD + 2] = "of limit";
             h[nD + 3] = "max CV";
             ln_doc_table(d, (int)nD + 4, "l", h);
-            double limit = ln_regime_limit(&R->bench, rg, NULL);
+            double limit = ln_regime_limit(&R->bench, rg, dt, NULL);
             /* fastest first */
             ln_speed *order[512];
             size_t no = 0;
@@ -610,7 +614,7 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
                 char g[32], frac[64], a[160], cost[64], e[48], hard[128];
                 if (fast) num(g, fast->median);
                 else snprintf(g, sizeof g, "-");
-                of_limit(frac, sizeof frac, fast ? fast->median : NAN, ln_regime_limit(&R->bench, rg, NULL));
+                of_limit(frac, sizeof frac, fast ? fast->median : NAN, ln_regime_limit(&R->bench, rg, dt, NULL));
                 if (acc) snprintf(a, sizeof a, "%s (%s u)", acc->kernel, err(e, acc->worst_norm, acc->nonfinite));
                 else snprintf(a, sizeof a, "-");
                 ln_speed *mine = acc && timed ? ln_find_speed(R, acc->kernel, rg) : NULL;

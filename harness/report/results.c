@@ -44,11 +44,11 @@ char *ln_path_in(const char *dir, const char *name)
     return p;
 }
 
-double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe)
+double ln_regime_limit(const ln_table *bench, const char *regime, const char *dtype, const char **probe)
 {
     int threads = 1;
     ln_table_threads(bench, &threads, 1);
-    return ln_limit_at(bench, regime, threads, probe);
+    return ln_limit_at(bench, regime, threads, dtype, probe);
 }
 
 ln_speed *ln_find_speed(ln_results *R, const char *kernel, const char *regime)

@@ -68,11 +68,11 @@ ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int o
 ln_speed *ln_fastest_op(ln_results *R, const char *op, const char *dtype, const char *regime, int own);
 /* Worst max_norm, infinite for a kernel with non-finite outputs or no finite case. */
 double ln_accuracy_rank(const ln_accstat *a);
-/* The machine limit of a regime: the best median GB/s of the probes (probe-copy,
- * probe-stream) in that regime of a bench.csv, at its smallest thread count, traffic counted as
- * for kernels (x read + y written). NAN when the file has no probe row there; *probe (if not
- * NULL) names the probe. */
-double ln_regime_limit(const ln_table *bench, const char *regime, const char **probe);
+/* The machine limit of a regime for kernels storing dtype: the best GB/s of the probes
+ * (probe-copy, probe-stream; probe-copy-16, probe-stream-16 for f16/bf16) in that regime of a
+ * bench.csv, at its smallest thread count, traffic counted as for kernels (x read + y written).
+ * NAN when the file has no probe row there; *probe (if not NULL) names the probe. */
+double ln_regime_limit(const ln_table *bench, const char *regime, const char *dtype, const char **probe);
 /* The regime the accuracy/speed trade-off is judged in: memory when timed, else the first. */
 const char *ln_tradeoff_regime(const ln_results *R);
 

@@ -97,7 +97,15 @@ double ln_median_where(const ln_table *t, const char *kernel, const char *regime
     return m;
 }
 
-double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char **probe)
+static int is_16bit_probe(const char *probe)
+{
+    size_t n = strlen(probe);
+    return n > 3 && !strcmp(probe + n - 3, "-16");
+}
+
+static int is_16bit_dtype(const char *dtype) { return !strcmp(dtype, "f16") || !strcmp(dtype, "bf16"); }
+
+double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char *dtype, const char **probe)
 {
     int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cg = ln_table_col(bench, "gbps");
     double best = NAN;
@@ -105,12 +113,15 @@ double ln_limit_at(const ln_table *bench, const char *regime, int threads, const
         const char *k = ln_table_cell(bench, r, ck);
         if (!ln_is_probe(k) || strcmp(ln_table_cell(bench, r, cr), regime) || ln_row_threads(bench, r) != threads)
             continue;
+        if (dtype && is_16bit_probe(k) != is_16bit_dtype(dtype)) continue;
         double g = ln_table_num(bench, r, cg);
         if (!(g <= best)) {
             best = g;
             if (probe) *probe = k;
         }
     }
+    /* results written before the 16-bit probes existed: the fp32 probes' bytes */
+    if (isnan(best) && dtype && is_16bit_dtype(dtype)) return ln_limit_at(bench, regime, threads, "f32", probe);
     return best;
 }
 
@@ -154,7 +165,7 @@ size_t ln_scaling_rows(const ln_table *bench, ln_scaling *out, size_t cap)
     int threads[LN_MAX_THREAD_COUNTS];
     size_t nt = ln_table_threads(bench, threads, LN_MAX_THREAD_COUNTS), n = 0;
     if (nt < 2) return 0;
-    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime");
+    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cdt = ln_table_col(bench, "dtype");
     for (size_t r = 0; r < bench->rows && n < cap; r++) {
         const char *k = ln_table_cell(bench, r, ck), *rg = ln_table_cell(bench, r, cr);
         if (ln_is_probe(k)) continue;
@@ -168,7 +179,7 @@ size_t ln_scaling_rows(const ln_table *bench, ln_scaling *out, size_t cap)
             double g = ln_median_where(bench, k, rg, threads[j], "gbps");
             if (isnan(g)) continue;
             s->threads[s->n] = threads[j], s->gbps[s->n] = g, s->speedup[s->n] = g / one;
-            s->of_limit[s->n] = g / ln_limit_at(bench, rg, threads[j], NULL);
+            s->of_limit[s->n] = g / ln_limit_at(bench, rg, threads[j], ln_table_cell(bench, r, cdt), NULL);
             s->n++;
         }
         n += s->n > 1;

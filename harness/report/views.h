@@ -33,8 +33,10 @@ size_t ln_table_threads(const ln_table *t, int *threads, size_t cap);
  * left out; NaN when there is no such row. */
 double ln_median_where(const ln_table *bench, const char *kernel, const char *regime, int threads, const char *col);
 
-/* The machine limit of a regime at a thread count: the best gbps of the probe rows there. */
-double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char **probe);
+/* The machine limit of a regime at a thread count for kernels storing dtype: the best gbps of
+ * the probe rows there that move the same element size (probe-*-16 for f16/bf16, when the file
+ * has them; the fp32 probes otherwise). dtype NULL: any probe. */
+double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char *dtype, const char **probe);
 
 /* A kernel's hardest distribution: the one with the largest value of `by` (max_norm or
  * max_ulp; a row with non-finite outputs counts as Inf) over its accuracy rows whose input

@@ -85,8 +85,8 @@ static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
     s->max_ulp = e.max_ulp;
     s->nonfinite = e.nonfinite;
     s->kappa = st.kappa;
-    s->in_domain = L == h->D ? ln_row_domain(h->c->k, &p, 0) == NULL : 1; /* the kernel's contract */
-    s->bound = ln_row_bound(h->c->k, &p, 0);
+    const char *dom = ln_row_contract(h->c->k, &p, 0, &s->bound); /* the kernel's contract */
+    s->in_domain = L == h->D ? dom == NULL : 1;
     /* no claim at this kappa (the bound is infinite): no ratio, even for NaN outputs */
     if (h->c->k->bound && isnan(s->bound)) s->ratio = NAN;
     else s->ratio = e.nonfinite ? INFINITY : !h->c->k->bound ? e.max_norm : e.max_norm / s->bound;

@@ -401,32 +401,34 @@ void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
     if (isinf(f->min_abs_gamma)) f->min_abs_gamma = 0;
 }
 
-const char *ln_row_domain(const ln_kernel *k, const ln_prepared *p, size_t r)
+/* The row's bound in u from its facts f: bound(D, kappa) x ln_affine_factor, NaN when k claims
+ * none or it is infinite. */
+static double bound_of_facts(const ln_kernel *k, const ln_prepared *p, size_t r, const ln_row_facts *f)
 {
+    if (!k->bound) return NAN;
+    /* A backward bound carries gamma in its kappa (docs/ops.md): no affine factor on top. */
+    double b = k->bound(p->c.D, p->stats[r].kappa) * (ln_op_is_backward(k->op) ? 1 : ln_affine_factor(f));
+    return isfinite(b) ? b : NAN;
+}
+
+const char *ln_row_contract(const ln_kernel *k, const ln_prepared *p, size_t r, double *bound)
+{
+    *bound = NAN; /* no bound is read on a degenerate input */
     if (p->input && p->input[r] != LN_INPUT_OK) return input_domains[p->input[r]];
     /* Backward bounds are stated for the exact statistics rounded to double; rounded to fp32 they
      * move dx by up to kappa_f 2^-24 before any kernel arithmetic (docs/ops.md). */
     if (ln_op_is_backward(p->c.op) && p->c.saved_f32) return "saved-stats-f32";
     ln_row_facts f;
-    ln_row_facts_of(p, r, &f);
+    ln_row_facts_of(p, r, &f); /* once: it is a pass over the row, the cost of a hunt's candidate */
+    *bound = bound_of_facts(k, p, r, &f);
     const char *dom = k->domain ? k->domain(&f) : ln_domain_common(&f);
     if (dom) return dom;
     if (k->bound && !isfinite(k->bound(p->c.D, p->stats[r].kappa))) return "kappa-beyond-bound";
     /* A bound that allows an error as large as the outputs themselves (an affine factor blown up
      * by outputs far smaller than gamma, e.g. eps far above var) would pass any output, zeros
      * included: nothing is promised there, so nothing is judged. */
-    if (ln_row_bound(k, p, r) >= 1 / ln_unit_roundoff(p->c.dtype)) return "bound-vacuous";
+    if (*bound >= 1 / ln_unit_roundoff(p->c.dtype)) return "bound-vacuous";
     return NULL;
-}
-
-double ln_row_bound(const ln_kernel *k, const ln_prepared *p, size_t r)
-{
-    if (!k->bound) return NAN;
-    ln_row_facts f;
-    ln_row_facts_of(p, r, &f);
-    /* A backward bound carries gamma in its kappa (docs/ops.md): no affine factor on top. */
-    double b = k->bound(p->c.D, p->stats[r].kappa) * (ln_op_is_backward(k->op) ? 1 : ln_affine_factor(&f));
-    return isfinite(b) ? b : NAN;
 }
 
 /* The verdict on one row: the domain condition it fails (NULL: inside), its bound in u (NaN
@@ -437,8 +439,8 @@ static const char *judge_row(const ln_kernel *k, const ln_prepared *p, const voi
     tensor_ref R = output_ref(p);
     *error = row_norm_error(p->c.dtype, &R, y, r, mismatch, col);
     if (*mismatch) *error = INFINITY;
-    const char *dom = ln_row_domain(k, p, r);
-    *bound = dom ? NAN : ln_row_bound(k, p, r);
+    const char *dom = ln_row_contract(k, p, r, bound);
+    if (dom) *bound = NAN;
     return dom;
 }
 

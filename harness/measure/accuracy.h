@@ -102,11 +102,11 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e);
 void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f);
 
 /* Row r of p against k's contract: NULL inside its domain, else the failed condition's name
- * (an input problem, a domain condition, or "kappa-beyond-bound"); and the row's bound in u,
- * bound(D, kappa) x ln_affine_factor (NaN when k claims none or it is infinite). Used by
- * ln_judge and by hunt. */
-const char *ln_row_domain(const ln_kernel *k, const ln_prepared *p, size_t r);
-double ln_row_bound(const ln_kernel *k, const ln_prepared *p, size_t r);
+ * (an input problem, a domain condition, or "kappa-beyond-bound"); and in *bound the row's bound
+ * in u, bound(D, kappa) x ln_affine_factor (NaN when k claims none or it is infinite, or on a
+ * degenerate input or saved fp32 statistics), inside the domain or not. One pass over the row
+ * for both. Used by ln_judge and by hunt. */
+const char *ln_row_contract(const ln_kernel *k, const ln_prepared *p, size_t r, double *bound);
 
 /* k's verdict on output y of case p (docs/metrics.md, "Verdicts"). */
 void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdict *v);

@@ -106,7 +106,10 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
     }
     p->dgamma_kappa = abs_dg / max_dg, p->dbeta_kappa = abs_db / max_db;
     if (c->saved_kernel) {
-        if (saved_by_kernel(c, p) != 0) return -1;
+        if (saved_by_kernel(c, p) != 0) {
+            ln_prepared_free(p);
+            return -1;
+        }
     } else
         for (size_t r = 0; r < c->rows; r++) {
             double m = p->stats[r].mean, rs = p->stats[r].rstd;

@@ -51,6 +51,10 @@ static void test_usage_errors(void **state)
     expect_usage_error("accuracy --rows 1000000000000 --D 1000000", "--rows");
     expect_usage_error("accuracy --no-such-flag", "--no-such-flag");
     expect_usage_error("accuracy --out /proc/x/y.csv", "/proc/x/y.csv");
+    expect_usage_error("accuracy --op layernorm-bwd --saved-stats kernel:f32-twopas-scalar", "f32-twopass-scalar");
+    expect_usage_error("accuracy --op rmsnorm-bwd --saved-stats kernel:f32-twopass-scalar", "rmsnorm");
+    expect_usage_error(
+        "accuracy --op layernorm-bwd --kernels f16-lnbwd-f32acc-scalar --saved-stats kernel:f32-twopass-scalar", "f16");
 
     snprintf(args, sizeof args, "accuracy --dist file:%s", test_path("missing.npy"));
     expect_usage_error(args, test_path("missing.npy"));

@@ -287,6 +287,53 @@ static void test_saved_stats_separate_the_losses(void **state)
     }
 }
 
+/* Statistics from forward kernel fwd (named by --saved-stats kernel:NAME): backward kernel k,
+ * correctly rounded against the reference with the statistics it was given, is worse by more
+ * than min_ratio against the exact statistics: that loss is fwd's. Given the exact statistics
+ * instead, the two errors would be equal. The statistics of the other op's forward kernel, or
+ * of another dtype, are refused. */
+static void check_kernel_stats(const char *bwd, const char *fwd, const char *dist, double min_ratio,
+                               const char *wrong_op)
+{
+    const ln_kernel *k = ln_kernel_find(bwd);
+    assert_non_null(k);
+    ln_case c = {.dtype = LN_F32, .D = 768, .rows = 4, .eps = 1e-5, .seed = 3, .affine = 1, .op = k->op};
+    c.saved_kernel = ln_kernel_find(fwd);
+    assert_non_null(c.saved_kernel);
+    ln_dist_parse(dist, &c.dist);
+    ln_prepared p;
+    assert_int_equal(ln_prepare(&c, &p), 0);
+    ln_errors e;
+    ln_measure_kernel(k, &p, &e, NULL);
+    assert_true(e.dx_saved_max_ulp <= 0.5000001);
+    if (!(e.max_norm > min_ratio * e.dx_saved_max_norm))
+        fail_msg("%s with %s's statistics on %s: dx_max_norm %g u, dx_saved_max_norm %g u", bwd, fwd, dist, e.max_norm,
+                 e.dx_saved_max_norm);
+    assert_string_equal(ln_row_domain(k, &p, 0), "saved-stats-kernel");
+    ln_prepared_free(&p);
+    c.saved_kernel = ln_kernel_find(wrong_op);
+    assert_int_equal(ln_prepare(&c, &p), -1);
+    c.saved_kernel = ln_kernel_find("f16-native-scalar");
+    assert_int_equal(ln_prepare(&c, &p), -1);
+    ln_dist_free(&c.dist);
+}
+
+/* f32-twopass-scalar's fp32 mean of offset rows is off by ~n u |mean|: dx moves by thousands
+ * of u against the exact statistics. */
+static void test_layernorm_stats_from_a_forward_kernel(void **state)
+{
+    (void)state;
+    check_kernel_stats("f32-lnbwd-accurate-scalar", "f32-twopass-scalar", "offset:1e4", 100,
+                       "f32-rmsnorm-naive-scalar");
+}
+
+/* f32-rmsnorm-naive-scalar's fp32 rstd: (n + 2) u relative, a few u of dx. */
+static void test_rmsnorm_stats_from_a_forward_kernel(void **state)
+{
+    (void)state;
+    check_kernel_stats("f32-rmsbwd-accurate-scalar", "f32-rmsnorm-naive-scalar", "normal", 2, "f32-twopass-scalar");
+}
+
 /* Closed forms of the backward: for D = 2 and eps = 0 LayerNorm's xhat is [-1, 1] and
  * dx = rstd (g - mean g - xhat mean(g xhat)) = 0 exactly whatever dy (so a kernel that drops the
  * last term returns rstd (dy1 - dy2) / 2, not 0); dgamma = dy xhat = [-dy1, dy2]. Two rows with
@@ -563,12 +610,20 @@ int main(void)
 {
     lnbench = getenv("LNBENCH") ? getenv("LNBENCH") : "build/lnbench";
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rms_reference_random),     cmocka_unit_test(test_rms_reference_closed),
-        cmocka_unit_test(test_bwd_saved_reference),      cmocka_unit_test(test_saved_stats_separate_the_losses),
-        cmocka_unit_test(test_bwd_reference_random),     cmocka_unit_test(test_bwd_reference_closed),
-        cmocka_unit_test(test_op_kernels_within_bounds), cmocka_unit_test(test_breakage_caught),
-        cmocka_unit_test(test_op_kernels_in_place),      cmocka_unit_test(test_op_cli),
-        cmocka_unit_test(test_op_kernel_verdicts),       cmocka_unit_test(test_rms_huge_tiny_rows),
+        cmocka_unit_test(test_rms_reference_random),
+        cmocka_unit_test(test_rms_reference_closed),
+        cmocka_unit_test(test_bwd_saved_reference),
+        cmocka_unit_test(test_saved_stats_separate_the_losses),
+        cmocka_unit_test(test_bwd_reference_random),
+        cmocka_unit_test(test_bwd_reference_closed),
+        cmocka_unit_test(test_op_kernels_within_bounds),
+        cmocka_unit_test(test_breakage_caught),
+        cmocka_unit_test(test_op_kernels_in_place),
+        cmocka_unit_test(test_op_cli),
+        cmocka_unit_test(test_op_kernel_verdicts),
+        cmocka_unit_test(test_rms_huge_tiny_rows),
+        cmocka_unit_test(test_layernorm_stats_from_a_forward_kernel),
+        cmocka_unit_test(test_rmsnorm_stats_from_a_forward_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

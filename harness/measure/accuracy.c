@@ -34,6 +34,44 @@ static ln_input classify_row(ln_dtype t, const double *drawn, const void *x, siz
     return !drawn_constant && stored_constant ? LN_INPUT_COLLAPSED : LN_INPUT_OK;
 }
 
+/* Forward kernel k on p's x, gamma, beta and eps: y, mean and rstd out. */
+static void run_forward(const ln_kernel *k, const ln_prepared *p, void *y, double *mean, double *rstd)
+{
+    ln_args a = {.rows = p->c.rows,
+                 .D = p->c.D,
+                 .x = p->x,
+                 .y = y,
+                 .gamma = p->gamma,
+                 .beta = p->beta,
+                 .eps = p->c.eps,
+                 .mean = mean,
+                 .rstd = rstd};
+    k->forward(&a);
+}
+
+/* The statistics a real forward pass saves: c->saved_kernel's mean and rstd on the case's x,
+ * gamma, beta and eps (its y is dropped). A non-centring op's mean, which its kernels need not
+ * write, is left at 0 (rmsnorm-bwd reads rstd only). */
+static int saved_by_kernel(const ln_case *c, ln_prepared *p)
+{
+    const ln_kernel *k = c->saved_kernel;
+    ln_op forward = ln_op_centres(c->op) ? LN_OP_LAYERNORM : LN_OP_RMSNORM;
+    if (k->op != forward || k->dtype != c->dtype) {
+        fprintf(stderr, "lnbench: saved statistics: %s is a %s %s kernel; this case needs %s %s\n", k->name,
+                ln_fmt(k->dtype)->name, ln_op_name(k->op), ln_fmt(c->dtype)->name, ln_op_name(forward));
+        return -1;
+    }
+    void *y = malloc(elements(c) * ln_fmt(c->dtype)->size);
+    if (!y) {
+        fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu\n", c->rows, c->D);
+        return -1;
+    }
+    for (size_t r = 0; r < c->rows; r++) p->given_mean[r] = 0, p->given_rstd[r] = NAN;
+    run_forward(k, p, y, p->given_mean, p->given_rstd);
+    free(y);
+    return 0;
+}
+
 /* Backward: dy normal with a seed of its own, then the reference of dx, dgamma, dbeta. */
 static int prepare_backward(const ln_case *c, ln_prepared *p)
 {
@@ -67,11 +105,17 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
         max_dg = fmax(max_dg, fabs(p->dg_hi[j])), max_db = fmax(max_db, fabs(p->db_hi[j]));
     }
     p->dgamma_kappa = abs_dg / max_dg, p->dbeta_kappa = abs_db / max_db;
-    for (size_t r = 0; r < c->rows; r++) {
-        double m = p->stats[r].mean, rs = p->stats[r].rstd;
-        p->given_mean[r] = c->saved_f32 ? (float)m : m;
-        p->given_rstd[r] = c->saved_f32 ? (float)rs : rs;
-    }
+    if (c->saved_kernel) {
+        if (saved_by_kernel(c, p) != 0) {
+            ln_prepared_free(p);
+            return -1;
+        }
+    } else
+        for (size_t r = 0; r < c->rows; r++) {
+            double m = p->stats[r].mean, rs = p->stats[r].rstd;
+            p->given_mean[r] = c->saved_f32 ? (float)m : m;
+            p->given_rstd[r] = c->saved_f32 ? (float)rs : rs;
+        }
     ln_ref_bwd_saved_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, p->given_mean, p->given_rstd,
                           p->dxs_ref, p->dxs_hi, p->dxs_lo);
     return 0;
@@ -290,8 +334,8 @@ static double stat_error(const ln_prepared *p, const double *got, int is_mean)
 }
 
 /* A backward kernel from the given statistics (the exact ones rounded to double, or to fp32 with
- * saved_f32), dx into y, measured against both references; dgamma and dbeta as one row of D
- * each. */
+ * saved_f32, or a forward kernel's with saved_kernel), dx into y, measured against both
+ * references; dgamma and dbeta as one row of D each. */
 static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *dx, double *mean,
                              double *rstd)
 {
@@ -351,16 +395,7 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
     if (ln_op_is_backward(c->op)) {
         measure_backward(k, p, e, y, mean, rstd);
     } else {
-        ln_args a = {.rows = c->rows,
-                     .D = c->D,
-                     .x = p->x,
-                     .y = y,
-                     .gamma = p->gamma,
-                     .beta = p->beta,
-                     .eps = c->eps,
-                     .mean = mean,
-                     .rstd = rstd};
-        k->forward(&a);
+        run_forward(k, p, y, mean, rstd);
         ln_measure_output(p, y, e);
         e->mean_relerr = stat_error(p, mean, 1);
         e->rstd_relerr = stat_error(p, rstd, 0);
@@ -416,8 +451,10 @@ const char *ln_row_contract(const ln_kernel *k, const ln_prepared *p, size_t r, 
     *bound = NAN; /* no bound is read on a degenerate input */
     if (p->input && p->input[r] != LN_INPUT_OK) return input_domains[p->input[r]];
     /* Backward bounds are stated for the exact statistics rounded to double; rounded to fp32 they
-     * move dx by up to kappa_f 2^-24 before any kernel arithmetic (docs/ops.md). */
+     * move dx by up to kappa_f 2^-24 before any kernel arithmetic, and a forward kernel's
+     * statistics by its own error (docs/ops.md). */
     if (ln_op_is_backward(p->c.op) && p->c.saved_f32) return "saved-stats-f32";
+    if (ln_op_is_backward(p->c.op) && p->c.saved_kernel) return "saved-stats-kernel";
     ln_row_facts f;
     ln_row_facts_of(p, r, &f); /* once: it is a pass over the row, the cost of a hunt's candidate */
     *bound = bound_of_facts(k, p, r, &f);

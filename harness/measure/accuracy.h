@@ -23,6 +23,9 @@ typedef struct {
     ln_op op;      /* the operator; 0 = LayerNorm forward. Backward: x from dist, dy normal */
     int saved_f32; /* backward: the statistics given to kernels are the exact ones rounded to
                         * fp32 (what an fp32 forward pass saves at best); 0: rounded to double */
+    /* backward: when not NULL, the statistics given to kernels are this forward kernel's (of the
+     * forward op and dtype of the case) mean and rstd on the same x, gamma, beta, eps */
+    const ln_kernel *saved_kernel;
 } ln_case;
 
 /* What storing a drawn row in the case's dtype did to it (ln_prepare): nothing; a finite value

@@ -14,6 +14,7 @@
 #include "meta.h"
 #include "npy.h"
 #include "outfile.h"
+#include "plugin.h"
 #include "verbs.h"
 
 static const char accuracy_help[] =
@@ -23,8 +24,10 @@ static const char accuracy_help[] =
     "  --kernels LIST  kernel names or globs, comma-separated     (default: every kernel this CPU runs)\n"
     "  --op OP         layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd: the kernels and reference\n"
     "                  (backward: max_ulp etc. measure dx; dy is normal; docs/ops.md)  (default: layernorm)\n"
-    "  --saved-stats T backward: the statistics given to the kernels, the exact ones rounded to\n"
-    "                  f64 or f32; dx_saved_* measure dx against the reference with them (default: f64)\n"
+    "  --saved-stats T backward: the statistics given to the kernels: the exact ones rounded to\n"
+    "                  f64 or f32, or kernel:NAME, those a run of forward kernel NAME (of the op's\n"
+    "                  forward and the cases' dtype) returns on the same x, gamma, beta, eps;\n"
+    "                  dx_saved_* measure dx against the reference with them   (default: f64)\n"
     "  --dist LIST     input distributions, comma-separated       (default: normal,offset:1e4,const)\n"
     "                  normal, uniform, offset:M, shifted, outlier:S, heavy, const, zero, tiny, huge,\n"
     "                  exact, file:PATH (a 2-D float32/float64 .npy whose shape fixes rows x D; --D\n"
@@ -181,7 +184,9 @@ typedef struct {
     double *epss;
     uint64_t seed;
     int affine, quiet, check;
-    int saved_f32; /* --saved-stats f32 */
+    int saved_f32;                 /* --saved-stats f32 */
+    const char *saved_kernel_name; /* --saved-stats kernel:NAME */
+    const ln_kernel *saved_kernel;
     ln_shard shard;
     const char *kernels_arg, *dist_arg, *D_arg, *rows_arg, *eps_arg;
     const char *gamma_path, *beta_path, *out_path, *dump_dir;
@@ -254,8 +259,9 @@ static void parse_flags(int argc, char **argv, run_options *o)
         case O_SHARD: o->shard = ln_parse_shard(optarg); break;
         case O_QUIET: o->quiet = 1; break;
         case O_SAVED:
-            if (strcmp(optarg, "f64") && strcmp(optarg, "f32"))
-                ln_die_usage("--saved-stats: '%s'; valid: f64, f32", optarg);
+            o->saved_kernel_name = strncmp(optarg, "kernel:", 7) ? NULL : optarg + 7;
+            if (!o->saved_kernel_name && strcmp(optarg, "f64") && strcmp(optarg, "f32"))
+                ln_die_usage("--saved-stats: '%s'; valid: f64, f32, kernel:NAME", optarg);
             o->saved_f32 = !strcmp(optarg, "f32");
             break;
         case O_HELP: fputs(accuracy_help, stdout); exit(0);
@@ -265,6 +271,46 @@ static void parse_flags(int argc, char **argv, run_options *o)
         }
     }
     if (optind < argc) ln_die_usage("accuracy: unexpected argument '%s'", argv[optind]);
+}
+
+/* --saved-stats kernel:NAME: a forward kernel of the op's forward, runnable here, of the one
+ * dtype the selected kernels have. */
+static void find_saved_kernel(run_options *o)
+{
+    const char *name = o->saved_kernel_name;
+    if (!ln_op_is_backward(ln_cli_op))
+        ln_die_usage("--saved-stats kernel:%s: saved statistics are for --op layernorm-bwd or rmsnorm-bwd", name);
+    ln_op forward = ln_op_centres(ln_cli_op) ? LN_OP_LAYERNORM : LN_OP_RMSNORM;
+    size_t n = 0;
+    const char **names = malloc(ln_kernel_count() * sizeof *names);
+    if (!names) ln_die("out of memory");
+    for (size_t i = 0; i < ln_kernel_count(); i++) {
+        const ln_kernel *k = ln_kernel_at(i);
+        if (k->op != forward) continue;
+        if (!strcmp(k->name, name)) o->saved_kernel = k;
+        names[n++] = k->name;
+    }
+    const char *near = ln_did_you_mean(name, names, n);
+    free(names);
+    const ln_kernel *other = ln_kernel_find(name);
+    if (!o->saved_kernel && other)
+        ln_die_usage("--saved-stats: %s is a %s kernel; --op %s needs the statistics of a %s kernel", name,
+                     ln_op_name(other->op), ln_op_name(ln_cli_op), ln_op_name(forward));
+    if (!o->saved_kernel) {
+        if (near)
+            ln_die_usage("--saved-stats: no %s kernel named '%s'; did you mean 'kernel:%s'?", ln_op_name(forward), name,
+                         near);
+        ln_die_usage("--saved-stats: no %s kernel named '%s' ('lnbench list --op %s' shows them)", ln_op_name(forward),
+                     name, ln_op_name(forward));
+    }
+    if (!ln_kernel_available(o->saved_kernel))
+        ln_die_usage("--saved-stats: %s does not run on this CPU (lnbench list says why)", name);
+    for (size_t i = 0; i < o->ndt; i++) {
+        const char *want = ln_fmt(o->dtypes[i])->name, *have = ln_fmt(o->saved_kernel->dtype)->name;
+        if (o->dtypes[i] != o->saved_kernel->dtype)
+            ln_die_usage("--saved-stats: %s is a %s kernel; the selected %s kernels need %s statistics", name, have,
+                         want, want);
+    }
 }
 
 /* The lists behind the flags: kernels, dists, D, rows, eps, gamma/beta files. */
@@ -301,6 +347,7 @@ static void parse_lists(run_options *o)
     size_t per_dtype[LN_NDTYPES] = {0};
     for (size_t i = 0; i < o->nk; i++)
         if (per_dtype[o->ks[i]->dtype]++ == 0) o->dtypes[o->ndt++] = o->ks[i]->dtype;
+    if (o->saved_kernel_name) find_saved_kernel(o);
 }
 
 /* A dist's shapes: the file's, or every --D with --rows. */
@@ -395,6 +442,7 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
     if (!cs->affine) fputs(" --no-affine", f);
     if (cs->op != LN_OP_LAYERNORM) fprintf(f, " --op %s", ln_op_name(cs->op));
     if (cs->saved_f32) fputs(" --saved-stats f32", f);
+    if (cs->saved_kernel) fputs(" --saved-stats kernel:", f), shell_arg(f, cs->saved_kernel->name);
     if (o->gamma_path) fputs(" --gamma ", f), shell_arg(f, o->gamma_path);
     if (o->beta_path) fputs(" --beta ", f), shell_arg(f, o->beta_path);
     fputs(" --out lnbench-dump/accuracy.csv --dump lnbench-dump\n", f);
@@ -412,10 +460,11 @@ static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const 
         cs->D, cs->rows, cs->eps, (unsigned long long)cs->seed, er->max_ulp, er->mean_ulp, er->cr_frac, er->max_norm,
         er->nonfinite, er->worst_row, er->worst_col, er->worst_x, er->worst_y, er->worst_y_exact, er->mean_relerr,
         er->rstd_relerr, kappa_max, v->bound, ln_verdict_names[v->verdict], v->domain, ln_input_names[v->input]);
-    fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g\n", ln_op_name(cs->op), er->dgamma_max_ulp,
-            er->dgamma_max_norm, er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa, dbeta_kappa,
-            ln_op_is_backward(cs->op) ? (cs->saved_f32 ? "f32" : "f64") : "", er->dx_saved_max_ulp,
-            er->dx_saved_max_norm, ref_seconds);
+    fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", ln_op_name(cs->op), er->dgamma_max_ulp, er->dgamma_max_norm,
+            er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa, dbeta_kappa);
+    if (cs->saved_kernel) fprintf(f, "kernel:%s", cs->saved_kernel->name);
+    else if (ln_op_is_backward(cs->op)) fputs(cs->saved_f32 ? "f32" : "f64", f);
+    fprintf(f, ",%.17g,%.17g,%.17g\n", er->dx_saved_max_ulp, er->dx_saved_max_norm, ref_seconds);
 }
 
 static void print_table_header(void)
@@ -504,7 +553,8 @@ static void run_all(const run_options *o, run_state *st)
                                   .gamma_src = o->gamma_file.data,
                                   .beta_src = o->beta_file.data,
                                   .op = ln_cli_op,
-                                  .saved_f32 = o->saved_f32};
+                                  .saved_f32 = o->saved_f32,
+                                  .saved_kernel = o->saved_kernel};
                     run_case(o, &cs, st);
                 }
         }

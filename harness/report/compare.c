@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "merge.h"
@@ -148,18 +147,6 @@ static int load_json(run *r, const char *path)
     return 1;
 }
 
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 /* The CSVs beside a JSON (its folder): the first of each kind for each path given. */
 static void load_beside(run *r, const char *dir, size_t path_index)
 {
@@ -167,7 +154,7 @@ static void load_beside(run *r, const char *dir, size_t path_index)
     snprintf(p, sizeof p, "%s/bench.csv", dir);
     if (r->nbench == path_index && r->nbench < MAXPATHS && ln_table_read(p, &r->bench[r->nbench])) r->nbench++;
     snprintf(p, sizeof p, "%s/accuracy.csv", dir);
-    if (r->nacc == path_index && r->nacc < MAXPATHS && exists(p))
+    if (r->nacc == path_index && r->nacc < MAXPATHS && ln_path_exists(p))
         if (asprintf(&r->acc_path[r->nacc++], "%s", p) < 0) ln_die("out of memory");
 }
 
@@ -176,8 +163,8 @@ static void load_beside(run *r, const char *dir, size_t path_index)
 static int load_path(run *r, const char *path, size_t path_index)
 {
     char p[1200], dir[1024];
-    if (!is_dir(path)) {
-        if (!exists(path)) return fprintf(stderr, "lnbench: compare: %s does not exist\n", path), 0;
+    if (!ln_path_is_dir(path)) {
+        if (!ln_path_exists(path)) return fprintf(stderr, "lnbench: compare: %s does not exist\n", path), 0;
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
         if (slash) *slash = 0;
@@ -186,7 +173,7 @@ static int load_path(run *r, const char *path, size_t path_index)
         load_beside(r, dir, path_index);
     } else {
         snprintf(p, sizeof p, "%s/bench.json", path);
-        if (exists(p)) {
+        if (ln_path_exists(p)) {
             if (!load_json(r, p)) return 0;
             load_beside(r, path, path_index);
         } else {
@@ -194,7 +181,7 @@ static int load_path(run *r, const char *path, size_t path_index)
             int n = scandir(path, &names, NULL, alphasort), loaded = 0;
             for (int i = 0; i < n; i++) {
                 snprintf(p, sizeof p, "%s/%s/bench.json", path, names[i]->d_name);
-                if (names[i]->d_name[0] != '.' && exists(p)) {
+                if (names[i]->d_name[0] != '.' && ln_path_exists(p)) {
                     if (!load_json(r, p)) loaded = -1000;
                     snprintf(dir, sizeof dir, "%s/%s", path, names[i]->d_name);
                     load_beside(r, dir, path_index);
@@ -314,7 +301,7 @@ int ln_compare(const ln_compare_opts *o)
     char out_default[1200];
     const char *out = o->out_csv;
     if (!out) {
-        if (is_dir(o->new_[0])) snprintf(out_default, sizeof out_default, "%s/compare.csv", o->new_[0]);
+        if (ln_path_is_dir(o->new_[0])) snprintf(out_default, sizeof out_default, "%s/compare.csv", o->new_[0]);
         else {
             snprintf(out_default, sizeof out_default, "%s", o->new_[0]);
             char *slash = strrchr(out_default, '/');

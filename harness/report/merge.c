@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "outfile.h"
+#include "results.h"
 
 enum { K_ACCURACY, K_CONDITIONING, K_EPS, K_BENCH, K_HUNT, NKINDS };
 static const char *const kind_file[NKINDS] = {"accuracy.csv", "conditioning.csv", "eps.csv", "bench.csv", "hunt.csv"};
@@ -34,18 +34,6 @@ typedef struct {
     part *p;
     size_t n;
 } part_list;
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* K/N from the sidecar's "shard", or from --shard in its "command" (files written before
  * "shard" was recorded), or from a hunt.csv's shard column. */
@@ -89,7 +77,7 @@ static part *add_part(part_list *L, const char *path, ln_table *t)
     p->t = *t;
     char meta[1200];
     snprintf(meta, sizeof meta, "%s.meta.json", path);
-    p->meta = exists(meta) ? json_load_file(meta, 0, NULL) : NULL;
+    p->meta = ln_path_exists(meta) ? json_load_file(meta, 0, NULL) : NULL;
     find_shard(p);
     return p;
 }
@@ -105,12 +93,12 @@ static void load_sources(part_list lists[NKINDS], const char *const *srcs, size_
 {
     for (size_t i = 0; i < nsrc; i++) {
         ln_table t;
-        if (is_dir(srcs[i])) {
+        if (ln_path_is_dir(srcs[i])) {
             int found = 0;
             for (int k = 0; k < NKINDS; k++) {
                 char p[1100];
                 snprintf(p, sizeof p, "%s/%s", srcs[i], kind_file[k]);
-                if (!exists(p)) continue;
+                if (!ln_path_exists(p)) continue;
                 read_table(p, &t);
                 add_part(&lists[k], p, &t), found++;
             }
@@ -118,7 +106,7 @@ static void load_sources(part_list lists[NKINDS], const char *const *srcs, size_
                 ln_die_usage("merge: %s/ holds no result file (accuracy.csv, conditioning.csv, eps.csv, bench.csv, "
                              "hunt.csv)",
                              srcs[i]);
-        } else if (exists(srcs[i])) {
+        } else if (ln_path_exists(srcs[i])) {
             read_table(srcs[i], &t);
             int k = kind_of_file(srcs[i], &t);
             if (k < 0)
@@ -478,7 +466,7 @@ static void merge_bench_json(const char *out, part_list *L)
         snprintf(p, sizeof p, "%s", L->p[i].path);
         char *slash = strrchr(p, '/');
         snprintf(slash ? slash + 1 : p, sizeof p - (size_t)(slash ? slash + 1 - p : 0), "bench.json");
-        json_t *j = exists(p) ? json_load_file(p, 0, NULL) : NULL;
+        json_t *j = ln_path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
         if (!json_is_array(json_object_get(j, "benchmarks"))) {
             fprintf(stderr, "lnbench: note: no bench.json beside %s: the merge has none\n", L->p[i].path);
             json_decref(j), json_decref(all);

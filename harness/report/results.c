@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "stats.h"
@@ -49,6 +50,18 @@ double ln_regime_limit(const ln_table *bench, const char *regime, const char *dt
     int threads = 1;
     ln_table_threads(bench, &threads, 1);
     return ln_limit_at(bench, regime, threads, dtype, probe);
+}
+
+int ln_path_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int ln_path_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 ln_speed *ln_find_speed(ln_results *R, const char *kernel, const char *regime)

@@ -77,6 +77,9 @@ double ln_regime_limit(const ln_table *bench, const char *regime, const char *dt
 const char *ln_tradeoff_regime(const ln_results *R);
 
 char *ln_path_in(const char *dir, const char *name);
+/* Whether path names anything / a directory. */
+int ln_path_exists(const char *path);
+int ln_path_is_dir(const char *path);
 /* The folder name of a machine, from its CPU model and detected ISA: letters, digits, '.', '-'
  * and '_' only, e.g. "Intel-Xeon-Processor_avx2-avx512-avx512fp16-avx512bf16". */
 void ln_machine_id(const char *cpu, const char *isa, char *out, size_t n);

@@ -3,11 +3,11 @@
  * accumulators each, S1 = sum (x - K) and S2 = sum (x - K)^2 (fma); lanes added in double;
  * mean = K + S1/n, var = S2/n - (S1/n)^2 (Chan, Golub & LeVeque 1983, the shifted-data
  * algorithm: relative error ~ n u (1 + ((mean - K)/sigma)^2)). Then y = fma(x - mean,
- * rstd * gamma, beta). Short rows, and all rows when streaming from memory, go through a
- * two-stage pipeline: one loop normalizes row r (in cache) and takes the sums of row r+1 (from
- * memory); streaming, it also prefetches row r+2 into L2. Long rows in cache go in groups that
- * share each block of gamma/beta (forward_grouped). So x is read twice instead of three times,
- * and from memory once.
+ * rstd * gamma, beta). Short rows go through a two-stage pipeline: one loop normalizes row r
+ * (in cache) and takes the sums of row r+1 (from memory); streaming, it also prefetches row r+2
+ * into L2. Long rows in cache go in groups that share each block of gamma/beta
+ * (forward_grouped), long rows streaming from memory row by row (forward_rowwise). So x is read
+ * twice instead of three times, and from memory once.
  *
  * A sample shift guarantees nothing for an adversarial row (|mean - K| <= sqrt(n/W) sigma by
  * Cauchy-Schwarz: a factor n/W on the error), so the kernel checks the shift it got: a row
@@ -15,6 +15,8 @@
  * redone by f32-twopass's row code (its double fallback included). The bound is the larger of
  * the accepted rows' (with |mean - K|^2 <= 2 sigma^2, the check's own rounding included) and
  * f32-twopass's. Included by f32-shifted-avx2.c and f32-shifted-avx512.c. */
+#include <stdlib.h>
+
 #include "f32-passes.h"
 
 /* The shift: the mean of the first min(n, W) elements, in float. */
@@ -156,9 +158,12 @@ LN_INLINE void group_body(row_group *G, const float *g, const float *b, const fl
     const size_t nsum = n / (4 * VF_W) * (4 * VF_W); /* the sums' tails go through shifted_sums_from */
     for (size_t j = 0; j < n; j += BLOCK) {
         const size_t len = n - j < BLOCK ? n - j : BLOCK, send = j + len < nsum ? j + len : nsum;
-        for (size_t k = 0; k < G->count; k++)
-            f32_normalize_body(G->x[k] + j, G->y[k] + j, g ? g + j : g, b ? b + j : b, len, G->mean[k], G->rstd[k],
-                               has_g, has_b, stream);
+        /* normalized last block first, last row first: the group's sums ended there in the previous
+         * call, so that block is still in L1 (+2-3% at D 4096-16384, docs/simd.md) */
+        const size_t jn = (n - 1) / BLOCK * BLOCK - j, nlen = n - jn < BLOCK ? n - jn : BLOCK;
+        for (size_t k = G->count; k-- > 0;)
+            f32_normalize_body(G->x[k] + jn, G->y[k] + jn, g ? g + jn : g, b ? b + jn : b, nlen, G->mean[k],
+                               G->rstd[k], has_g, has_b, stream);
         for (size_t k = 0; k < G->count1; k++)
             if (j < send) shifted_block(G->x1[k], j, send, G->K1[k], s[k], q[k]);
         if (pf)
@@ -261,15 +266,37 @@ static void forward_pipelined(const ln_args *a, int stream)
  * 2 KiB alike, +5-11% at D 4096-16384; 4 KiB no gain. */
 #define PREFETCH_AHEAD 256
 
-LN_INLINE void normalize_prefetch_body(const float *x, float *y, const float *g, const float *b, size_t n, float mean,
-                                       float rstd, const float *pf, int has_g, int has_b)
+/* gamma and beta interleaved by vectors from column lead on (g[lead..lead+W), b[lead..lead+W),
+ * g[lead+W..), ...; whole vectors only): the normalization then reads one array from L2 where
+ * it read two (+2-6% at D 4096-16384, docs/simd.md). Allocated per call: streaming calls are
+ * >= 32 MiB, the copy is 2 D floats. NULL when there is nothing to pair or no memory (the
+ * caller then reads gamma and beta as they are). */
+static float *interleave_gamma_beta(const float *g, const float *b, size_t lead, size_t n)
+{
+    const size_t m = (n - lead) / VF_W;
+    float *gb = m ? aligned_alloc(64, m * 2 * VF_W * sizeof(float)) : NULL;
+    for (size_t k = 0; gb && k < m; k++) {
+        vf_store(gb + 2 * k * VF_W, vf_load(g + lead + k * VF_W));
+        vf_store(gb + (2 * k + 1) * VF_W, vf_load(b + lead + k * VF_W));
+    }
+    return gb;
+}
+
+/* The normalization with non-temporal stores, prefetching pf (or nothing: NULL) into L2 as it
+ * goes; gamma and beta from gb (interleave_gamma_beta, lead the same as y's) when pairs is set.
+ * The same operations as f32_norm_vec either way. */
+LN_INLINE void normalize_prefetch_body(const float *x, float *y, const float *g, const float *b, const float *gb,
+                                       size_t n, float mean, float rstd, const float *pf, int has_g, int has_b,
+                                       int pairs)
 {
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd);
     size_t i = f32_stream_lead(y, n);
     if (i) vf_store_part(y, f32_norm_part(x, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
-    for (; i + VF_W <= n; i += VF_W) {
+    for (size_t k = 0; i + VF_W <= n; i += VF_W, k += 2 * VF_W) {
         if (pf) _mm_prefetch((const char *)(pf + i), _MM_HINT_T1);
-        vf_stream(y + i, f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b));
+        vf v = pairs ? vf_fma(vf_sub(vf_load(x + i), vmean), vf_mul(vrstd, vf_load(gb + k)), vf_load(gb + k + VF_W))
+                     : f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b);
+        vf_stream(y + i, v);
     }
     if (i < n) vf_store_part(y + i, f32_norm_part(x, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
 }
@@ -277,6 +304,10 @@ LN_INLINE void normalize_prefetch_body(const float *x, float *y, const float *g,
 static void forward_rowwise(const ln_args *a)
 {
     const size_t n = a->D;
+    /* every row's y has the first row's lead when rows are whole vectors */
+    float *gb = a->gamma && a->beta && n % VF_W == 0
+                    ? interleave_gamma_beta(a->gamma, a->beta, f32_stream_lead(a->y, n), n)
+                    : NULL;
     for (size_t r = 0; r < a->rows; r++) {
         const float *x = (const float *)a->x + r * n;
         float *y = (float *)a->y + r * n, mean, rstd;
@@ -285,9 +316,12 @@ static void forward_rowwise(const ln_args *a)
         shifted_sums(x, n, K, &s1, &s2);
         const float *pf = r + 1 >= a->rows ? NULL : r + 2 < a->rows ? x + n + PREFETCH_AHEAD : x + n;
         if (shifted_stats(s1, s2, K, n, a->eps, &mean, &rstd)) {
-#define CASE(G, B) normalize_prefetch_body(x, y, a->gamma, a->beta, n, mean, rstd, pf, G, B)
-            LN_SPECIALIZE_GB(a->gamma, a->beta, CASE);
+            if (gb) normalize_prefetch_body(x, y, a->gamma, a->beta, gb, n, mean, rstd, pf, 1, 1, 1);
+            else {
+#define CASE(G, B) normalize_prefetch_body(x, y, a->gamma, a->beta, NULL, n, mean, rstd, pf, G, B, 0)
+                LN_SPECIALIZE_GB(a->gamma, a->beta, CASE);
 #undef CASE
+            }
             mean_out = mean, rstd_out = rstd;
         } else {
             f32_row_twopass(x, y, a->gamma, a->beta, n, a->eps, NULL, 1, &mean_out, &rstd_out);
@@ -295,6 +329,7 @@ static void forward_rowwise(const ln_args *a)
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }
+    free(gb);
 }
 
 /* Row groups in cache from D 4096, where the pipeline's 5 n floats (80 KiB) are well past L1;

@@ -180,8 +180,9 @@ BENCH_TIMING_FLAGS := --D 768,1024,4096,8192,16384 --bytes 1M,256M --max-call-se
 endif
 # The other operators (docs/ops.md) after the LayerNorm runs: per op a small accuracy sweep (D 768,
 # 3 distributions) and timing run (D 1024, 4096, cache and memory, 3 repetitions) of every kernel,
-# written to $(RESULTS)/ops/ (with their .meta.json and bench.json) and their rows appended to
-# accuracy.csv and bench.csv, where the op column tells them apart. BENCH_THREADS (default 1,2
+# each written whole to its own files in $(RESULTS)/ops/ (scripts/bench-ops.sh), so a rerun
+# replaces them; report, summary, merge and compare read a results folder with its ops/ (make
+# bench clears ops/ first, so the folder holds one run). BENCH_THREADS (default 1,2
 # on a machine with 2 CPUs or more, else 1) is the rmsnorm run's --threads: one run times its
 # kernels and the probes at each count, the report's "Scaling with threads" section (for every
 # LayerNorm kernel too: BENCH_ARGS='--threads 1,2', twice the timing). Budget: about 40 s on the
@@ -194,26 +195,19 @@ BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --
 .PHONY: bench bench-ops compare history
 bench: $(BUILD)/lnbench lnbench
 	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
+	@rm -f $(RESULTS)/ops/accuracy-*.csv* $(RESULTS)/ops/bench-*.csv* $(RESULTS)/ops/bench-*.json
 	$(BUILD)/lnbench accuracy --quiet $(BENCH_ACCURACY_FLAGS) --out $(RESULTS)/accuracy.csv
 	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(BENCH_ARGS)
 	@$(MAKE) --no-print-directory bench-ops
 	@echo
-	@$(BUILD)/lnbench summary --bench $(RESULTS)/bench.csv --accuracy $(RESULTS)/accuracy.csv
+	@$(BUILD)/lnbench summary $(RESULTS)
 	@$(MAKE) --no-print-directory sweeps report history
 	@echo "make bench: $$(( $$(date +%s) - $$(cat $(BUILD)/.bench-start) )) s wall time; results in $(RESULTS)/"
 
 bench-ops: $(BUILD)/lnbench
-	@mkdir -p $(RESULTS)/ops
-	@for op in $(BENCH_OPS); do \
-	    threads=1; [ $$op = rmsnorm ] && threads='$(BENCH_THREADS)'; \
-	    echo "bench-ops: $$op (accuracy, timing at --threads $$threads)"; \
-	    $(BUILD)/lnbench accuracy --op $$op --quiet $(BENCH_OPS_ACCURACY_FLAGS) --out $(RESULTS)/ops/accuracy-$$op.csv \
-	        >/dev/null && \
-	    $(BUILD)/lnbench bench --op $$op --quiet $(BENCH_OPS_TIMING_FLAGS) --threads $$threads \
-	        --out $(RESULTS)/ops/bench-$$op.csv >/dev/null || exit 1; \
-	done
-	scripts/append-rows.sh $(RESULTS)/accuracy.csv $(BENCH_OPS:%=$(RESULTS)/ops/accuracy-%.csv)
-	scripts/append-rows.sh $(RESULTS)/bench.csv $(BENCH_OPS:%=$(RESULTS)/ops/bench-%.csv)
+	@LNBENCH=$(BUILD)/lnbench BENCH_OPS='$(BENCH_OPS)' BENCH_THREADS='$(BENCH_THREADS)' \
+	    ACCURACY_FLAGS='$(BENCH_OPS_ACCURACY_FLAGS)' TIMING_FLAGS='$(BENCH_OPS_TIMING_FLAGS)' \
+	    scripts/bench-ops.sh $(RESULTS)
 
 # `make check`: an accuracy sweep judged against every kernel's contract (kernels/kernel.h): exit
 # status 1 when any case's verdict is fail, one line per failure with the command that dumps it.

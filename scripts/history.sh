@@ -22,4 +22,10 @@ for f in bench.csv bench.json accuracy.csv conditioning.csv eps.csv; do
     [ -f "$res/$f" ] && cp "$res/$f" "$dest/"
     [ -f "$res/$f.meta.json" ] && cp "$res/$f.meta.json" "$dest/"
 done
+# the op runs of make bench-ops, read with the folder (results/README.md)
+for f in "$res"/ops/accuracy-*.csv* "$res"/ops/bench-*; do
+    [ -f "$f" ] || continue
+    mkdir -p "$dest/ops"
+    cp "$f" "$dest/ops/"
+done
 echo "history: results kept in $dest/"

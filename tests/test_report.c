@@ -82,6 +82,14 @@ static char *report_of_prepared(const char *sub, const char *prepare)
     return report_of(d);
 }
 
+/* The same for a copy of tests/fixtures' results changed by the shell command then. */
+static char *report_of_changed_fixtures(const char *sub, const char *then)
+{
+    char prepare[1024];
+    snprintf(prepare, sizeof prepare, "cp tests/fixtures/*.csv tests/fixtures/*.meta.json %%1$s/ && %s", then);
+    return report_of_prepared(sub, prepare);
+}
+
 static void test_report_opens_with_verdicts(void **state)
 {
     (void)state;
@@ -93,8 +101,9 @@ static void test_report_opens_with_verdicts(void **state)
     char *glance = strstr(md, "## Which kernel, here, and at what cost"), *verdicts = strstr(md, "## Verdicts"),
          *section = strstr(md, "## LayerNorm (layernorm)");
     assert_true(glance && verdicts && section && glance < verdicts && verdicts < section);
+    /* the ratio names its base, the error its verdict, the most accurate kernel its failures */
     assert_non_null(strstr(md, "| layernorm | f32 | cache | f32-twopass-avx512 | 34.4 | 72% | f32-welford-avx512 "
-                               "(2.62 u) | 18.3 (0.53x) | outlier:1000: 2.66 u |"));
+                               "(2.62 u; 3 FAIL) | 18.3 (0.53x the fastest) | outlier:1000: 2.66 u, pass |"));
     assert_non_null(strstr(
         md, "## Verdicts\n\n3 fail, 138 pass, 15 outside the conditions of the kernel's bound, 42 without a bound; "
             "2 kernel-cases on inputs that degenerated"));
@@ -128,11 +137,38 @@ static void test_report_opens_with_verdicts(void **state)
 static void test_same_counts_share_a_row(void **state)
 {
     (void)state;
-    char *md = report_of_prepared(
-        "twin", "cp tests/fixtures/*.csv tests/fixtures/*.meta.json %1$s/ && grep '^f32-twopass-avx512,' "
-                "tests/fixtures/accuracy.csv | sed 's/^f32-twopass-avx512,/f32-twopass-avx2,/' >>%1$s/accuracy.csv");
+    char *md = report_of_changed_fixtures("twin", "grep '^f32-twopass-avx512,' tests/fixtures/accuracy.csv | sed "
+                                                  "'s/^f32-twopass-avx512,/f32-twopass-avx2,/' >>%1$s/accuracy.csv");
     assert_non_null(md);
     assert_non_null(strstr(md, "| f32-twopass-avx512, f32-twopass-avx2 | 22 | 0 | 0 | 0 | 0 |"));
+    free(md);
+}
+
+/* The first screen never shows an error above the kernel's bound without saying so: with the
+ * timings of f32-twopass-avx512 and f32-welford-avx512 swapped, the fastest is the one that
+ * fails (2.62 u > 2.5 u on normal, D 4096; 3 fails over the accuracy files); an error outside
+ * the bound's domain says why. */
+static void test_first_screen_names_verdicts(void **state)
+{
+    (void)state;
+    char *md = report_of_changed_fixtures("swapped", "sed -i 's/^f32-twopass-avx512,/S,/; "
+                                                     "s/^f32-welford-avx512,/f32-twopass-avx512,/; "
+                                                     "s/^S,/f32-welford-avx512,/' %1$s/bench.csv");
+    assert_non_null(md);
+    char *end = strstr(md, "## Verdicts");
+    assert_non_null(end);
+    *end = 0;
+    assert_non_null(strstr(md, "| layernorm | f32 | cache | f32-welford-avx512 | 34.4 | 72% | f32-welford-avx512 "
+                               "(2.62 u; 3 FAIL) | 34.4 (1.00x the fastest) | normal: 2.62 u, FAIL (bound 2.5 u); 3 "
+                               "FAIL in all |"));
+    free(md);
+    /* its hardest case (outlier:1000, D 4096) judged outside the bound's domain instead */
+    md = report_of_changed_fixtures("outside", "sed -i '/^f32-twopass-avx512,f32,outlier:1000,4096,/s/,16,pass,ok,ok$/"
+                                               ",nan,outside,kappa-beyond-bound,ok/' %1$s/accuracy.csv");
+    assert_non_null(md);
+    assert_non_null(strstr(md, "| layernorm | f32 | cache | f32-twopass-avx512 | 34.4 | 72% | f32-welford-avx512 "
+                               "(2.62 u; 3 FAIL) | 18.3 (0.53x the fastest) | outlier:1000: 2.66 u, outside "
+                               "(kappa-beyond-bound) |"));
     free(md);
 }
 
@@ -243,6 +279,68 @@ static void test_ops_and_threads_kept_apart(void **state)
     free(out);
 }
 
+/* make bench-ops run twice (scripts/bench-ops.sh, tiny runs of one kernel per op; rmsnorm
+ * both times, layernorm-bwd the first): each op run replaces its own files, so the report,
+ * summary and merge of the folder hold every row once; the cases the op runs skipped
+ * (--max-call-seconds: the 16 MiB case, judged from the 1 KiB one) are listed per op and said
+ * on the first screen. */
+static void test_op_runs_rerun(void **state)
+{
+    (void)state;
+    const char *d = test_path("rerun");
+    assert_int_equal(
+        sh("mkdir -p %s && '%s' accuracy --quiet --kernels f32-twopass-scalar --dist normal --D 64 --rows 2 "
+           "--out %s/accuracy.csv >/dev/null && '%s' bench --quiet --kernels f32-twopass-scalar --D 64 "
+           "--bytes 1K --benchmark_repetitions=1 --benchmark_min_time=0.001 --out %s/bench.csv "
+           ">/dev/null 2>&1",
+           d, lnbench, d, lnbench, d),
+        0);
+    for (int run = 0; run < 2; run++)
+        assert_int_equal(
+            sh("LNBENCH='%s' BENCH_OPS='rmsnorm%s' BENCH_THREADS=1 ACCURACY_FLAGS='--kernels "
+               "f32-*-naive-scalar --dist normal --D 64 --rows 2' TIMING_FLAGS='--kernels "
+               "f32-*-naive-scalar --D 64 --bytes 1K,16M --max-call-seconds 1e-9 "
+               "--benchmark_repetitions=1 --benchmark_min_time=0.001' scripts/bench-ops.sh %s >/dev/null 2>&1",
+               lnbench, run ? "" : " layernorm-bwd", d),
+            0);
+    char *md = report_of(d);
+    assert_non_null(md);
+    /* one timing row per kernel, op and size in the full table; one pass per accuracy case */
+    const char *rows[] = {"| f32-rmsnorm-naive-scalar | rmsnorm | f32 | cache | 64 |",
+                          "| f32-lnbwd-naive-scalar | layernorm-bwd | f32 | cache | 64 |",
+                          "| f32-twopass-scalar | layernorm | f32 | cache | 64 |"};
+    for (int i = 0; i < 3; i++) {
+        char *first = strstr(md, rows[i]);
+        if (!first || strstr(first + 1, rows[i])) fail_msg("%s: %s", rows[i], first ? "twice" : "absent");
+    }
+    assert_non_null(
+        strstr(md, "| f32-twopass-scalar, f32-lnbwd-naive-scalar, f32-rmsnorm-naive-scalar | 1 | 0 | 0 | 0 | 0 |"));
+    /* the op runs' skipped cases, per op, and the regime they left untimed */
+    assert_non_null(strstr(md, "- Skipped cases, rmsnorm (1, no timing: one call would exceed --max-call-seconds; "
+                               "the message is in ops/bench-rmsnorm.json): f32-rmsnorm-naive-scalar/D:64/rows:"));
+    assert_non_null(strstr(md, "- Skipped cases, layernorm-bwd (1, "));
+    assert_non_null(strstr(md, "| rmsnorm | f32 | mixed | none timed (1 case skipped, see Warnings) | - | - |"));
+    free(md);
+    /* summary: one line per kernel, from the folder */
+    assert_int_equal(sh("'%s' summary %s >%s/summary.txt", lnbench, d, d), 0);
+    char p[512];
+    snprintf(p, sizeof p, "%s/summary.txt", d);
+    char *out = slurp(p);
+    assert_non_null(out);
+    char *line = strstr(out, "\nf32-rmsnorm-naive-scalar ");
+    assert_true(line && !strstr(line + 1, "\nf32-rmsnorm-naive-scalar "));
+    assert_non_null(strstr(out, "files: "));
+    assert_non_null(strstr(out, "/ops/bench-rmsnorm.csv"));
+    free(out);
+    /* merge: the folder as one, each case once; the op runs' skipped entries in its bench.json */
+    assert_int_equal(sh("'%s' merge --out %s/merged %s 2>/dev/null && test $(grep -c '^f32-rmsnorm-naive-scalar,' "
+                        "%s/merged/accuracy.csv) = 1 && test $(grep -c '^f32-rmsnorm-naive-scalar,' "
+                        "%s/merged/bench.csv) = 1 && test $(grep -c '^f32-twopass-scalar,' %s/merged/bench.csv) = 1 && "
+                        "grep -q 'f32-lnbwd-naive-scalar/D:64/rows:65536/' %s/merged/bench.json",
+                        lnbench, d, d, d, d, d, d),
+                     0);
+}
+
 /* The scaling rows computed from the fixture, against the figures worked out by hand. */
 static void test_scaling_figures(void **state)
 {
@@ -279,6 +377,16 @@ static void test_scaling_figures(void **state)
                         "probe-copy-16,f16,524288,1,1048576,cache,,,2,5,1,99,99,99,0.01,1,0,99, >>%s/probes16.csv",
                         test_dir, test_dir),
                      0);
+    /* lnbench summary lists the 16-bit probes with the others: medians at 1 thread */
+    assert_int_equal(sh("'%s' summary --bench %s --accuracy %s/none.csv >%s/probes16.txt", lnbench,
+                        test_path("probes16.csv"), test_dir, test_dir),
+                     0);
+    char *out = slurp(test_path("probes16.txt"));
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\nprobe-copy                            40.00      10.00"));
+    assert_non_null(strstr(out, "\nprobe-copy-16                         12.00          -"));
+    assert_non_null(strstr(out, "\nprobe-stream-16                       30.00          -"));
+    free(out);
     assert_int_equal(ln_table_read(test_path("probes16.csv"), &t), 1);
     const char *probe = NULL;
     assert_float_equal(ln_limit_at(&t, "cache", 1, "bf16", &probe), 30, 0);
@@ -327,6 +435,8 @@ int main(void)
         cmocka_unit_test(test_table_reader),
         cmocka_unit_test(test_report_opens_with_verdicts),
         cmocka_unit_test(test_same_counts_share_a_row),
+        cmocka_unit_test(test_first_screen_names_verdicts),
+        cmocka_unit_test(test_op_runs_rerun),
         cmocka_unit_test(test_report_without_verdict_columns),
         cmocka_unit_test(test_ops_and_threads_kept_apart),
         cmocka_unit_test(test_scaling_figures),

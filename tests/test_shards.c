@@ -164,10 +164,14 @@ static void test_timing_from_another_cpu_is_refused(void **state)
     free(merged), free(fixture);
     assert_int_equal(run("merge --out %s %s %s", test_path("bm2"), test_path("b1"), test_path("b3")), 2);
     assert_non_null(strstr(run_output, "timings from different machines"));
-    /* one benchmark timed twice with different results: gbps (column 12) of the first row */
-    assert_int_equal(sh("awk -F, -v OFS=, 'NR == 2 { $12 = $12 * 1.1 } 1' %s > %s", fx, test_path("b1/bench.csv")), 0);
+    /* one benchmark timed twice with different results: gbps (column 12) of the first kernel row */
+    assert_int_equal(sh("awk -F, -v OFS=, 'NR == 4 { $12 = $12 * 1.1 } 1' %s > %s", fx, test_path("b1/bench.csv")), 0);
     assert_int_equal(run("merge --out %s %s %s", test_path("bm4"), test_path("b1"), test_path("bm")), 2);
     assert_non_null(strstr(run_output, "pooled by lnbench compare"));
+    /* a probe timed by two runs (make bench-ops times the probes beside each op): both kept */
+    assert_int_equal(sh("awk -F, -v OFS=, 'NR == 2 { $12 = $12 * 1.1 } 1' %s > %s", fx, test_path("b1/bench.csv")), 0);
+    assert_int_equal(run("merge --out %s %s %s", test_path("bm5"), test_path("b1"), test_path("bm")), 0);
+    assert_int_equal(sh("test $(grep -c '^probe-copy,f32,262144,' %s) = 2", test_path("bm5/bench.csv")), 0);
 }
 
 /* compare with several folders on a side pools their repetitions, refuses another CPU's. */

@@ -35,8 +35,9 @@ typedef struct {
     ln_table bench[MAXPATHS], acc; /* beside the JSON, when present: a bench.csv per path given */
     size_t nbench;
     int have_acc;
-    char *acc_path[MAXPATHS]; /* an accuracy.csv per path given, merged into acc */
+    char *acc_path[4 * MAXPATHS]; /* the accuracy files beside each path given, merged into acc */
     size_t nacc;
+    int acc_read[MAXPATHS]; /* path i's folder's accuracy files are in acc_path */
 } run;
 
 static series *find_series(run *r, const char *name)
@@ -147,15 +148,18 @@ static int load_json(run *r, const char *path)
     return 1;
 }
 
-/* The CSVs beside a JSON (its folder): the first of each kind for each path given. */
+/* The CSVs beside a JSON (its folder): the first bench.csv for each path given, and the first
+ * folder's accuracy files. */
 static void load_beside(run *r, const char *dir, size_t path_index)
 {
     char p[1200];
     snprintf(p, sizeof p, "%s/bench.csv", dir);
     if (r->nbench == path_index && r->nbench < MAXPATHS && ln_table_read(p, &r->bench[r->nbench])) r->nbench++;
-    snprintf(p, sizeof p, "%s/accuracy.csv", dir);
-    if (r->nacc == path_index && r->nacc < MAXPATHS && ln_path_exists(p))
-        if (asprintf(&r->acc_path[r->nacc++], "%s", p) < 0) ln_die("out of memory");
+    /* accuracy.csv and the op runs' ops/accuracy-OP.csv */
+    if (path_index < MAXPATHS && !r->acc_read[path_index]) {
+        size_t n = ln_results_files(dir, "accuracy.csv", r->acc_path + r->nacc, 4 * MAXPATHS - r->nacc);
+        r->nacc += n, r->acc_read[path_index] = n > 0;
+    }
 }
 
 /* A bench.json; a folder with one; or a folder of runs (each sub-folder's bench.json), whose

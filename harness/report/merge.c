@@ -10,6 +10,8 @@
 #include "outfile.h"
 #include "results.h"
 
+#define MAX_FOLDER_FILES 64
+
 enum { K_ACCURACY, K_CONDITIONING, K_EPS, K_BENCH, K_HUNT, NKINDS };
 static const char *const kind_file[NKINDS] = {"accuracy.csv", "conditioning.csv", "eps.csv", "bench.csv", "hunt.csv"};
 
@@ -96,11 +98,13 @@ static void load_sources(part_list lists[NKINDS], const char *const *srcs, size_
         if (ln_path_is_dir(srcs[i])) {
             int found = 0;
             for (int k = 0; k < NKINDS; k++) {
-                char p[1100];
-                snprintf(p, sizeof p, "%s/%s", srcs[i], kind_file[k]);
-                if (!ln_path_exists(p)) continue;
-                read_table(p, &t);
-                add_part(&lists[k], p, &t), found++;
+                char *files[MAX_FOLDER_FILES];
+                size_t n = ln_results_files(srcs[i], kind_file[k], files, MAX_FOLDER_FILES);
+                for (size_t f = 0; f < n; f++) {
+                    read_table(files[f], &t);
+                    add_part(&lists[k], files[f], &t), found++;
+                    free(files[f]);
+                }
             }
             if (!found)
                 ln_die_usage("merge: %s/ holds no result file (accuracy.csv, conditioning.csv, eps.csv, bench.csv, "
@@ -284,8 +288,9 @@ static int first_difference(const part *a, size_t ra, const part *b, size_t rb, 
     return -1;
 }
 
-/* Each case once: identical copies are kept once, different ones are an error; in hunt.csv
- * the row with the largest ratio of the bound wins (each shard searched other starts). */
+/* Each case once: identical copies are kept once, different ones are an error (but for the
+ * probe rows of several timing runs); in hunt.csv the row with the largest ratio of the bound
+ * wins (each shard searched other starts). */
 static void drop_duplicates(int kind, part_list *L, row_ref *refs, size_t nrefs)
 {
     int cols[16], ncols = key_columns(&L->p[0].t, kind_key[kind], cols, 0);
@@ -314,6 +319,9 @@ static void drop_duplicates(int kind, part_list *L, row_ref *refs, size_t nrefs)
             continue;
         }
         int c = first_difference(pa, kept->row, pb, dup->row, ignored);
+        /* a probe is each timing run's own yardstick (make bench-ops times the probes beside
+         * each op): two runs' probes at one size are two measurements, both kept */
+        if (c >= 0 && kind == K_BENCH && ln_is_probe(ln_table_cell(&pa->t, kept->row, cols[0]))) continue;
         if (c >= 0)
             ln_die_usage("merge: %s and %s describe one case differently (%s, D %s, %s): %s is %s in one, %s in the "
                          "other%s",
@@ -456,17 +464,16 @@ static void write_text(const char *path, const char *text, const char *tail)
     ln_out_commit(&o);
 }
 
-/* bench.json of every bench.csv's folder as one: the first context, every benchmark entry
- * (lnbench compare and the report read it). Skipped, with a note, when one is absent. */
+/* The JSON beside every bench CSV (bench.json, ops/bench-OP.json) as one: the first context,
+ * every benchmark entry (lnbench compare and the report read it). Skipped, with a note, when
+ * one is absent. */
 static void merge_bench_json(const char *out, part_list *L)
 {
     json_t *all = NULL;
     for (size_t i = 0; i < L->n; i++) {
-        char p[1200];
-        snprintf(p, sizeof p, "%s", L->p[i].path);
-        char *slash = strrchr(p, '/');
-        snprintf(slash ? slash + 1 : p, sizeof p - (size_t)(slash ? slash + 1 - p : 0), "bench.json");
+        char *p = ln_json_beside(L->p[i].path);
         json_t *j = ln_path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
+        free(p);
         if (!json_is_array(json_object_get(j, "benchmarks"))) {
             fprintf(stderr, "lnbench: note: no bench.json beside %s: the merge has none\n", L->p[i].path);
             json_decref(j), json_decref(all);
@@ -509,14 +516,28 @@ void ln_merge_results(const char *out, const char *const *srcs, size_t nsrc, int
 void ln_merge_read(ln_table *t, const char *const *paths, size_t n, int allow_missing)
 {
     part_list L = {0};
+    int kind = K_ACCURACY;
     for (size_t i = 0; i < n; i++) {
         ln_table one;
         read_table(paths[i], &one);
+        if (!i && kind_of_file(paths[i], &one) >= 0) kind = kind_of_file(paths[i], &one);
         add_part(&L, paths[i], &one);
     }
-    char missing[1024];
-    char *text = merge_rows(K_ACCURACY, &L, allow_missing, missing, sizeof missing);
-    json_decref(merge_meta(K_ACCURACY, &L, missing)); /* the notes on differing machines */
+    char missing[1024], what[64];
+    char *text = merge_rows(kind, &L, allow_missing, missing, sizeof missing);
+    json_decref(merge_meta(kind, &L, missing)); /* the notes on differing machines */
     free_parts(&L);
-    ln_table_parse(text, "merged accuracy.csv", t);
+    snprintf(what, sizeof what, "merged %s", kind_file[kind]);
+    ln_table_parse(text, what, t);
+}
+
+int ln_merge_folder(const char *dir, const char *name, ln_table *t)
+{
+    char *files[MAX_FOLDER_FILES];
+    size_t n = ln_results_files(dir, name, files, MAX_FOLDER_FILES);
+    if (n == 1) ln_table_read(files[0], t);
+    else if (n > 1) ln_merge_read(t, (const char *const *)files, n, 0);
+    else memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < n; i++) free(files[i]);
+    return n > 0;
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "doc.h"
+#include "kernel.h"
 #include "outfile.h"
 #include "results.h"
 #include "views.h"
@@ -353,8 +354,110 @@ static void accuracy_summary(ln_results *R, ln_doc *d, const char *op)
     }
 }
 
-/* bench.json: cases skipped by --max-call-seconds, frequency scaling, load at the start */
-static void warnings(ln_results *R, ln_doc *d)
+/* What the timing runs' JSON files say beyond bench.csv: the cases lnbench bench skipped
+ * (--max-call-seconds), frequency scaling, the load when each run started. One JSON per run:
+ * bench.json beside bench.csv, ops/bench-OP.json beside each op run's CSV (make bench-ops). */
+typedef struct {
+    char *name;             /* Google Benchmark's run name less "/process_time/real_time" */
+    const char *op, *dtype; /* of its kernel */
+    const char *file;       /* the JSON, as named under the results folder */
+} skipped_case;
+
+typedef struct {
+    char *file[64]; /* the JSON files read, relative to the folder */
+    double load[64], cpus[64];
+    int scaling[64];
+    size_t nfile;
+    skipped_case *skip;
+    size_t nskip;
+} timing_notes;
+
+/* A kernel's op and dtype: from the result rows, else the registry (every case of it skipped). */
+static void kernel_op_dtype(ln_results *R, const char *kernel, const char **op, const char **dtype)
+{
+    ln_accstat *a = ln_find_acc(R, kernel);
+    if (a) {
+        *op = a->op, *dtype = a->dtype;
+        return;
+    }
+    for (size_t i = 0; i < R->nsp; i++)
+        if (!strcmp(R->sp[i].kernel, kernel)) {
+            *op = R->sp[i].op, *dtype = R->sp[i].dtype;
+            return;
+        }
+    const ln_kernel *k = ln_kernel_find(kernel);
+    *op = k ? ln_op_name(k->op) : "layernorm";
+    *dtype = k ? ln_fmt(k->dtype)->name : "";
+}
+
+static void read_timing_notes(ln_results *R, timing_notes *T)
+{
+    memset(T, 0, sizeof *T);
+    char *csv[64];
+    size_t ncsv = ln_results_files(R->dir, "bench.csv", csv, 64), dirlen = strlen(R->dir);
+    for (size_t c = 0; c < ncsv; c++) {
+        char *path = ln_json_beside(csv[c]);
+        free(csv[c]);
+        json_error_t jerr;
+        json_t *root = json_load_file(path, 0, &jerr);
+        if (!root) {
+            free(path);
+            continue;
+        }
+        size_t f = T->nfile++;
+        T->file[f] = path;
+        if (!strncmp(path, R->dir, dirlen) && path[dirlen] == '/')
+            memmove(path, path + dirlen + 1, strlen(path + dirlen + 1) + 1);
+        json_t *ctx = json_object_get(root, "context"), *b = json_object_get(root, "benchmarks");
+        T->scaling[f] = json_is_true(json_object_get(ctx, "cpu_scaling_enabled"));
+        json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
+        T->load[f] = json_is_number(load) ? json_number_value(load) : NAN;
+        T->cpus[f] = json_number_value(json_object_get(ctx, "num_cpus"));
+        size_t i;
+        json_t *e;
+        json_array_foreach(b, i, e)
+        {
+            const char *name = json_string_value(json_object_get(e, "run_name"));
+            if (!name || !json_is_true(json_object_get(e, "error_occurred")) ||
+                json_integer_value(json_object_get(e, "repetition_index")) != 0)
+                continue;
+            skipped_case *bigger = realloc(T->skip, (T->nskip + 1) * sizeof *T->skip);
+            if (!bigger) ln_die("out of memory");
+            T->skip = bigger;
+            skipped_case *k = &T->skip[T->nskip++];
+            /* the case, less Google Benchmark's suffixes */
+            const char *tail = strstr(name, "/process_time");
+            if (!tail) tail = strstr(name, "/real_time");
+            if (asprintf(&k->name, "%.*s", (int)(tail ? tail - name : (long)strlen(name)), name) < 0)
+                ln_die("out of memory");
+            char kernel[128];
+            snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(k->name, "/"), k->name);
+            kernel_op_dtype(R, kernel, &k->op, &k->dtype);
+            k->file = T->file[f];
+        }
+        json_decref(root);
+    }
+}
+
+static void free_timing_notes(timing_notes *T)
+{
+    for (size_t i = 0; i < T->nskip; i++) free(T->skip[i].name);
+    free(T->skip);
+    for (size_t f = 0; f < T->nfile; f++) free(T->file[f]);
+}
+
+/* Skipped cases of one op (and dtype, unless NULL). */
+static size_t skipped_count(const timing_notes *T, const char *op, const char *dtype)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < T->nskip; i++)
+        n += !strcmp(T->skip[i].op, op) && (!dtype || !strcmp(T->skip[i].dtype, dtype));
+    return n;
+}
+
+/* Noisy timings from bench.csv; from the runs' JSON, skipped cases per op, frequency scaling
+ * and the load when each run started. */
+static void warnings(ln_results *R, ln_doc *d, const timing_notes *T, const char *const *ops, size_t nops)
 {
     ln_doc_heading(d, 2, "Warnings");
     int any = 0;
@@ -390,47 +493,46 @@ static void warnings(ln_results *R, ln_doc *d)
         }
         free(noisy);
     }
-    char *jpath = ln_path_in(R->dir, "bench.json");
-    json_error_t jerr;
-    json_t *root = json_load_file(jpath, 0, &jerr);
-    free(jpath);
-    if (root) {
-        json_t *ctx = json_object_get(root, "context"), *b = json_object_get(root, "benchmarks");
-        if (json_is_true(json_object_get(ctx, "cpu_scaling_enabled"))) {
-            ln_doc_item(d, "CPU frequency scaling was on during the timing run (governor not 'performance'): rates "
-                           "drift with the clock.");
-            any = 1;
+    char files[1024] = "";
+    for (size_t f = 0; f < T->nfile; f++)
+        if (T->scaling[f]) add_word(files, sizeof files, T->file[f]);
+    if (*files) {
+        ln_doc_item(d,
+                    "CPU frequency scaling was on during the timing runs of %s (governor not 'performance'): rates "
+                    "drift with the clock.",
+                    files);
+        any = 1;
+    }
+    char loads[2048] = "";
+    size_t len = 0;
+    for (size_t f = 0; f < T->nfile && len < sizeof loads; f++)
+        if (T->cpus[f] > 0 && T->load[f] > 0.5 * T->cpus[f])
+            len += snprintf(loads + len, sizeof loads - len, "%s%.2f on %.0f CPUs (%s)", len ? ", " : "", T->load[f],
+                            T->cpus[f], T->file[f]);
+    if (len) {
+        ln_doc_item(d,
+                    "Load average above half the CPUs when a timing run started: %s. Other processes shared the "
+                    "machine.",
+                    loads);
+        any = 1;
+    }
+    /* skipped cases per op, in the report's op order */
+    for (size_t o = 0; o < nops; o++) {
+        size_t n = skipped_count(T, ops[o], NULL);
+        if (!n) continue;
+        char list[4096] = "", where[512] = "";
+        size_t len = 0, shown = 0;
+        for (size_t i = 0; i < T->nskip; i++) {
+            if (strcmp(T->skip[i].op, ops[o])) continue;
+            add_word(where, sizeof where, T->skip[i].file);
+            if (shown++ < 30 && len < sizeof list)
+                len += snprintf(list + len, sizeof list - len, "%s%s", shown > 1 ? ", " : "", T->skip[i].name);
         }
-        json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
-        double cores = json_number_value(json_object_get(ctx, "num_cpus"));
-        if (json_is_number(load) && cores > 0 && json_number_value(load) > 0.5 * cores) {
-            ln_doc_item(
-                d, "Load average %.2f on %.0f CPUs when the timing run started: other processes shared the machine.",
-                json_number_value(load), cores);
-            any = 1;
-        }
-        size_t i;
-        json_t *e;
-        char list[4096] = "";
-        size_t len = 0;
-        int n = 0;
-        json_array_foreach(b, i, e)
-        {
-            if (!json_is_true(json_object_get(e, "error_occurred")) ||
-                json_integer_value(json_object_get(e, "repetition_index")) != 0)
-                continue;
-            const char *name = json_string_value(json_object_get(e, "run_name"));
-            if (n++ < 30 && name && len < sizeof list)
-                len += snprintf(
-                    list + len, sizeof list - len, "%s%.*s", n > 1 ? ", " : "",
-                    (int)(strstr(name, "/real_time") ? strstr(name, "/real_time") - name : (long)strlen(name)), name);
-        }
-        if (n) {
-            ln_doc_item(d, "Skipped cases (%d, no timing; see the message in bench.json): %s%s", n, list,
-                        n > 30 ? ", ..." : "");
-            any = 1;
-        }
-        json_decref(root);
+        ln_doc_item(
+            d,
+            "Skipped cases, %s (%zu, no timing: one call would exceed --max-call-seconds; the message is in %s): %s%s",
+            ops[o], n, where, list, n > 30 ? ", ..." : "");
+        any = 1;
     }
     if (!any) ln_doc_item(d, "None: no noisy timing, no skipped case, no frequency scaling reported.");
 }
@@ -566,8 +668,24 @@ static void accuracy_details(ln_results *R, ln_doc *d, const char *op)
     }
 }
 
+/* An error and what it means against the kernel's claim: "2.1 u, pass", "1.3e+05 u, outside
+ * (kappa-beyond-bound)", "2.6 u, FAIL (bound 2.5 u)"; then the kernel's fails over every
+ * accuracy file (as the Verdicts count them) when there are others. */
+static const char *judged(char *buf, size_t n, const ln_hardest *h, int fails)
+{
+    char e[48], b[32];
+    size_t len = (size_t)snprintf(buf, n, "%s: %s u", h->dist, err(e, h->max_norm, h->nonfinite));
+    if (!strcmp(h->verdict, "fail"))
+        len += (size_t)snprintf(buf + len, n - len, ", FAIL (bound %s u)", num(b, h->bound));
+    else if (!strcmp(h->verdict, "outside") && *h->domain)
+        len += (size_t)snprintf(buf + len, n - len, ", outside (%s)", h->domain);
+    else if (*h->verdict) len += (size_t)snprintf(buf + len, n - len, ", %s", h->verdict);
+    if (fails > !strcmp(h->verdict, "fail") && len < n) snprintf(buf + len, n - len, "; %d FAIL in all", fails);
+    return buf;
+}
+
 /* The first screen: per op, dtype and regime which kernel to take here and what it costs. */
-static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops)
+static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops, const timing_notes *T)
 {
     ln_doc_heading(d, 2, "Which kernel, here, and at what cost");
     if (R->have_bench) {
@@ -580,13 +698,26 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
                         "than their CV is not a difference.",
                         noisy, R->bench.rows, 100 * LN_NOISY_CV);
     }
+    int counts[2] = {1, 1};
+    size_t nthreads = ln_table_threads(&R->bench, counts, 2);
+    char threads[64] = "";
+    if (nthreads > 1)
+        snprintf(threads, sizeof threads, ", at %d thread%s: other counts under Scaling with threads", R->threads,
+                 R->threads == 1 ? "" : "s");
     ln_doc_para(d,
-                "Per operator, dtype and regime: the fastest kernel (median GB/s over D%s) and its fraction of "
-                "the machine limit; the most accurate kernel (smallest worst max_norm over accuracy.csv's cases "
-                "whose input stayed ok) and its GB/s as a fraction of the fastest's; the fastest kernel's error on "
-                "its hardest distribution (largest max_norm). Backward ops: dx here, dgamma and dbeta in their "
-                "section. Errors in units of the dtype's unit roundoff u.",
-                R->threads > 1 ? ", at the smallest thread count" : "");
+                "Per operator, dtype and regime (cache: x of at most 8 MiB; memory: 64 MiB or more): the fastest "
+                "kernel, its GB/s (1e9 bytes per second of x read and y written, or for the backward ops x and dy "
+                "read and dx written; median over D%s) and that as a fraction of the machine limit below (for f16 "
+                "and bf16 the 16-bit probes' when the run has them); the most "
+                "accurate kernel (smallest worst max_norm over accuracy.csv's cases whose input stayed ok) and its "
+                "GB/s, with its ratio to the fastest's; the fastest kernel's error on its hardest distribution "
+                "(largest max_norm) and the verdict there: pass (within the bound the kernel claims), outside "
+                "(the case is outside the conditions of that bound, the reason in brackets: a large error there "
+                "breaks no promise) or FAIL (above it); beside both kernels, their failures over every accuracy "
+                "file (FAIL in all; the Verdicts list each). Backward ops: dx here, dgamma and dbeta in their section. "
+                "Errors in "
+                "units of the dtype's unit roundoff u.",
+                threads);
     const char *h[] = {"op",
                        "dtype",
                        "regime",
@@ -595,7 +726,7 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
                        "of limit",
                        "most accurate (worst max_norm)",
                        "its GB/s",
-                       "fastest's hardest dist: max_norm"};
+                       "fastest's hardest dist: max_norm, verdict"};
     ln_doc_table(d, 9, "llllrrlrl", h);
     const char *none[] = {"-"};
     for (size_t o = 0; o < nops; o++)
@@ -604,28 +735,40 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
             /* the regimes where the op and dtype were timed; one row without speed if none */
             int timed = 0;
             for (size_t j = 0; j < R->nregimes; j++) timed |= ln_fastest_op(R, op, dt, R->regimes[j], 0) != NULL;
+            size_t skipped = skipped_count(T, op, dt);
             const char *const *regimes = timed ? R->regimes : none;
             size_t nreg = timed ? R->nregimes : 1;
             for (size_t j = 0; j < nreg; j++) {
                 const char *rg = regimes[j];
                 ln_speed *fast = timed ? ln_fastest_op(R, op, dt, rg, 0) : NULL;
                 ln_accstat *acc = most_accurate(R, op, dt, timed ? rg : NULL);
-                if ((timed && !fast) || (!fast && !acc)) continue;
-                char g[32], frac[64], a[160], cost[64], e[48], hard[128];
+                /* a regime where the others were timed and this op's cases skipped: said, not left out */
+                if ((timed && !fast && !skipped) || (!fast && !acc && !skipped)) continue;
+                char g[32], frac[64], a[160], cost[64], e[48], hard[256], who[96];
                 if (fast) num(g, fast->median);
                 else snprintf(g, sizeof g, "-");
                 of_limit(frac, sizeof frac, fast ? fast->median : NAN, ln_regime_limit(&R->bench, rg, dt, NULL));
-                if (acc) snprintf(a, sizeof a, "%s (%s u)", acc->kernel, err(e, acc->worst_norm, acc->nonfinite));
+                if (fast) snprintf(who, sizeof who, "%s", fast->kernel);
+                else if (skipped)
+                    snprintf(who, sizeof who, "none timed (%zu case%s skipped, see Warnings)", skipped,
+                             skipped == 1 ? "" : "s");
+                else snprintf(who, sizeof who, "-");
+                /* the most accurate may still break its own bound: said beside its error */
+                if (acc && acc->verdict[1])
+                    snprintf(a, sizeof a, "%s (%s u; %d FAIL)", acc->kernel, err(e, acc->worst_norm, acc->nonfinite),
+                             acc->verdict[1]);
+                else if (acc) snprintf(a, sizeof a, "%s (%s u)", acc->kernel, err(e, acc->worst_norm, acc->nonfinite));
                 else snprintf(a, sizeof a, "-");
                 ln_speed *mine = acc && timed ? ln_find_speed(R, acc->kernel, rg) : NULL;
                 if (mine && fast && !isnan(mine->median))
-                    snprintf(cost, sizeof cost, "%.3g (%.2fx)", mine->median, mine->median / fast->median);
+                    snprintf(cost, sizeof cost, "%.3g (%.2fx the fastest)", mine->median, mine->median / fast->median);
                 else snprintf(cost, sizeof cost, "%s", acc && fast ? "not timed" : "-");
                 ln_hardest hd;
+                ln_accstat *fa = fast ? ln_find_acc(R, fast->kernel) : NULL;
                 if (fast && ln_hardest_dist(&R->acc[0], fast->kernel, "max_norm", &hd))
-                    snprintf(hard, sizeof hard, "%s: %s u", hd.dist, err(e, hd.max_norm, hd.nonfinite));
+                    judged(hard, sizeof hard, &hd, fa ? fa->verdict[1] : 0);
                 else snprintf(hard, sizeof hard, "-");
-                const char *cells[] = {op, dt, rg, fast ? fast->kernel : "-", g, frac, a, cost, hard};
+                const char *cells[] = {op, dt, rg, who, g, frac, a, cost, hard};
                 ln_doc_row(d, cells);
             }
         }
@@ -836,11 +979,14 @@ int ln_report_write(const char *dir)
     size_t nops = 0;
     ln_collect_ops(&R.bench, ops, &nops);
     ln_collect_ops(&R.acc[LN_ACC_DEFAULT], ops, &nops);
-    glance(&R, &d, ops, nops);
+    timing_notes T;
+    read_timing_notes(&R, &T);
+    glance(&R, &d, ops, nops, &T);
     if (R.have_acc[0] || R.have_acc[1] || R.have_acc[2]) verdict_section(&R, &d);
     for (size_t i = 0; i < nops; i++) op_section(&R, &d, ops[i]);
     if (R.have_bench) scaling_section(&R, &d);
-    warnings(&R, &d);
+    warnings(&R, &d, &T, ops, nops);
+    free_timing_notes(&T);
     figures(&R, &d);
     full_tables(&R, &d);
     ln_doc_end(&d);

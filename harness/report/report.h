@@ -4,7 +4,8 @@
  * section per operator (speed against the peers, accuracy and cost, Pareto front, hardest
  * distribution, per-D and per-distribution tables), scaling with threads, warnings, figures,
  * full tables. Rows of one op or thread count never enter another's medians. Reads bench.csv, accuracy.csv, conditioning.csv, eps.csv (each if present, columns by
- * name), their .meta.json sidecars, bench.json (skipped cases, frequency scaling) and the
+ * name) with the op runs' ops/accuracy-OP.csv and ops/bench-OP.csv, their .meta.json sidecars,
+ * bench.json and ops/bench-OP.json (skipped cases per op, frequency scaling, load) and the
  * figures in plots/. */
 #ifndef LN_REPORT_H
 #define LN_REPORT_H

@@ -1,5 +1,6 @@
 #include "results.h"
 
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "merge.h"
 #include "stats.h"
 #include "views.h"
 
@@ -50,6 +52,37 @@ double ln_regime_limit(const ln_table *bench, const char *regime, const char *dt
     int threads = 1;
     ln_table_threads(bench, &threads, 1);
     return ln_limit_at(bench, regime, threads, dtype, probe);
+}
+
+size_t ln_results_files(const char *dir, const char *name, char **paths, size_t cap)
+{
+    size_t n = 0;
+    char *own = ln_path_in(dir, name), *pattern;
+    if (ln_path_exists(own) && n < cap) paths[n++] = own;
+    else free(own);
+    /* ops/accuracy-*.csv beside accuracy.csv: the stem, a dash, anything, the extension */
+    const char *dot = strrchr(name, '.');
+    int stem = dot ? (int)(dot - name) : (int)strlen(name);
+    if (asprintf(&pattern, "%s/ops/%.*s-*%s", dir, stem, name, dot ? dot : "") < 0) ln_die("out of memory");
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    if (glob(pattern, 0, NULL, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc && n < cap; i++)
+            if (asprintf(&paths[n++], "%s", g.gl_pathv[i]) < 0) ln_die("out of memory");
+    globfree(&g);
+    free(pattern);
+    return n;
+}
+
+char *ln_json_beside(const char *csv_path)
+{
+    size_t n = strlen(csv_path);
+    char *path = malloc(n + 8);
+    if (!path) ln_die("out of memory");
+    memcpy(path, csv_path, n + 1);
+    if (n > 4 && !strcmp(csv_path + n - 4, ".csv")) path[n - 4] = 0;
+    strcat(path, ".json");
+    return path;
 }
 
 int ln_path_exists(const char *path)
@@ -209,15 +242,11 @@ int ln_results_load(ln_results *R, const char *dir)
     static const char *const names[LN_ACC_FILES] = {"accuracy.csv", "conditioning.csv", "eps.csv"};
     memset(R, 0, sizeof *R);
     R->dir = dir;
-    char *p = ln_path_in(dir, "bench.csv");
-    R->have_bench = ln_table_read(p, &R->bench);
-    free(p);
+    R->have_bench = ln_merge_folder(dir, "bench.csv", &R->bench);
     int any = R->have_bench;
     for (int f = 0; f < LN_ACC_FILES; f++) {
         R->acc_name[f] = names[f];
-        p = ln_path_in(dir, names[f]);
-        any |= R->have_acc[f] = ln_table_read(p, &R->acc[f]);
-        free(p);
+        any |= R->have_acc[f] = ln_merge_folder(dir, names[f], &R->acc[f]);
     }
     if (!any) return 0;
     if (R->have_bench) load_speeds(R);
@@ -228,7 +257,7 @@ int ln_results_load(ln_results *R, const char *dir)
     sort_by(R->regimes, R->nregimes, regime_order);
     static const char *const sidecars[] = {"bench.csv.meta.json", "accuracy.csv.meta.json", NULL};
     for (int i = 0; sidecars[i] && !R->cpu[0]; i++) {
-        p = ln_path_in(dir, sidecars[i]);
+        char *p = ln_path_in(dir, sidecars[i]);
         ln_meta_value(p, "cpu_model", R->cpu, sizeof R->cpu);
         ln_meta_value(p, "isa_features", R->isa, sizeof R->isa);
         free(p);

@@ -48,7 +48,8 @@ typedef struct {
     char machine_id[256];    /* CPU model and ISA as a folder name */
 } ln_results;
 
-/* Reads dir's result files; returns 0 when there is none of them. */
+/* Reads dir's result files, each kind with the op runs' files of dir/ops/ (ln_merge_folder);
+ * returns 0 when there is none of them. */
 int ln_results_load(ln_results *R, const char *dir);
 void ln_results_free(ln_results *R);
 
@@ -77,6 +78,14 @@ double ln_regime_limit(const ln_table *bench, const char *regime, const char *dt
 const char *ln_tradeoff_regime(const ln_results *R);
 
 char *ln_path_in(const char *dir, const char *name);
+/* The files of one kind in a results folder: DIR/NAME (e.g. accuracy.csv, the LayerNorm run)
+ * and the op runs of `make bench-ops` beside it, DIR/ops/STEM-*.EXT (ops/accuracy-rmsnorm.csv),
+ * each written whole by one run, so a rerun replaces its own file. Fills paths (malloc'ed, at
+ * most cap) and returns how many exist. */
+size_t ln_results_files(const char *dir, const char *name, char **paths, size_t cap);
+/* The JSON a bench CSV has beside it: results/ops/bench-rmsnorm.csv -> .../bench-rmsnorm.json
+ * (malloc'ed), as lnbench bench names it. */
+char *ln_json_beside(const char *csv_path);
 /* Whether path names anything / a directory. */
 int ln_path_exists(const char *path);
 int ln_path_is_dir(const char *path);

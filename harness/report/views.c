@@ -130,8 +130,9 @@ int ln_hardest_dist(const ln_table *t, const char *kernel, const char *by, ln_ha
     int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cby = ln_table_col(t, by),
         cn = ln_table_col(t, "max_norm"), cu = ln_table_col(t, "max_ulp"), cmean = ln_table_col(t, "mean_ulp"),
         cnf = ln_table_col(t, "nonfinite"), cv = ln_table_col(t, "verdict"), cin = ln_table_col(t, "input"),
-        cdg = ln_table_col(t, "dgamma_max_norm"), cdb = ln_table_col(t, "dbeta_max_norm");
-    *h = (ln_hardest){.dist = "", .fails = cv < 0 ? NAN : 0};
+        cdg = ln_table_col(t, "dgamma_max_norm"), cdb = ln_table_col(t, "dbeta_max_norm"),
+        cdom = ln_table_col(t, "domain"), cb = ln_table_col(t, "bound");
+    *h = (ln_hardest){.dist = "", .fails = cv < 0 ? NAN : 0, .verdict = "", .domain = "", .bound = NAN};
     double hardest = NAN;
     int found = 0;
     for (size_t r = 0; r < t->rows; r++) {
@@ -154,7 +155,11 @@ int ln_hardest_dist(const ln_table *t, const char *kernel, const char *by, ln_ha
         int nonfinite = ln_table_num(t, r, cnf) > 0;
         for (int c = 0; c < 5; c++) {
             double v = nonfinite && c < 2 ? INFINITY : ln_table_num(t, r, cols[c]);
-            if (!isnan(v) && !(v <= *worst[c])) *worst[c] = v;
+            if (isnan(v) || v <= *worst[c]) continue;
+            *worst[c] = v;
+            if (c == 0)
+                h->verdict = ln_table_cell(t, r, cv), h->domain = ln_table_cell(t, r, cdom),
+                h->bound = ln_table_num(t, r, cb);
         }
     }
     return 1;

@@ -47,6 +47,10 @@ typedef struct {
     double max_norm, max_ulp, mean_ulp;
     double dgamma_norm, dbeta_norm; /* backward ops; NaN for the forward ones */
     double nonfinite, fails;
+    /* the case with that max_norm: its verdict, domain and bound (u) ("" and NaN without the
+     * verdict columns) */
+    const char *verdict, *domain;
+    double bound;
 } ln_hardest;
 int ln_hardest_dist(const ln_table *acc, const char *kernel, const char *by, ln_hardest *h);
 

@@ -16,6 +16,7 @@
 #include "gbench.h"
 #include "meta.h"
 #include "outfile.h"
+#include "results.h"
 #include "verbs.h"
 
 static const char bench_help[] =
@@ -152,18 +153,6 @@ static void add_context_field(void *ctx, const char *key, const char *value, int
     if (strcmp(key, "date") != 0) ln_gb_add_context(key, value);
 }
 
-/* The JSON beside the CSV: results/bench.csv -> results/bench.json (malloc'ed). */
-static char *json_beside(const char *csv_path)
-{
-    size_t n = strlen(csv_path);
-    char *path = malloc(n + 8);
-    if (!path) ln_die("out of memory");
-    memcpy(path, csv_path, n + 1);
-    if (n > 4 && !strcmp(csv_path + n - 4, ".csv")) path[n - 4] = 0;
-    strcat(path, ".json");
-    return path;
-}
-
 /* Kernel cases the filter leaves to run (a filter that matches no name runs probes alone). */
 static size_t kernel_cases_selected(const ln_bench_case *cases, size_t ncases)
 {
@@ -274,7 +263,7 @@ int cmd_bench(int argc, char **argv)
 
     /* The output files first (an unwritable path stops the run before any work); Google
      * Benchmark writes its JSON into the temporary file, and the rename makes it whole. */
-    char *json_default = gbf.json_path ? NULL : json_beside(out);
+    char *json_default = gbf.json_path ? NULL : ln_json_beside(out);
     const char *json_path = gbf.json_path ? gbf.json_path : json_default;
     ln_outfile csv, json;
     char out_format[] = "--benchmark_out_format=json";

@@ -10,7 +10,8 @@
 
 static const char merge_help[] =
     "usage: lnbench merge [--allow-missing] --out DIR SRC...\n"
-    "Writes into DIR the results of every SRC as one set: SRC is a results folder or a CSV file\n"
+    "Writes into DIR the results of every SRC as one set: SRC is a results folder (with the op\n"
+    "runs of make bench-ops in its ops/: accuracy-OP.csv, bench-OP.csv, bench-OP.json) or a CSV file\n"
     "(accuracy, conditioning, eps, bench or hunt; told by the start of its name, e.g.\n"
     "accuracy-3.csv, else by its columns). Per kind one CSV and its .meta.json (and bench.json);\n"
     "report, compare, summary and scripts/plots.sh then read DIR like any results folder.\n"

@@ -1,5 +1,5 @@
-/* lnbench summary: one line per kernel from results/bench.csv and results/accuracy.csv, one
- * block per operator: GB/s in cache and in memory, the fraction of the copy probe, and the
+/* lnbench summary: one line per kernel from a results folder's bench.csv and accuracy.csv (and
+ * the op runs' files in its ops/), one block per operator: GB/s in cache and in memory, the fraction of the copy probe, and the
  * errors on the kernel's hardest distribution; then, when bench.csv has several thread counts,
  * how each kernel's GB/s scales with them. Columns are found by name (harness/report/table.c),
  * so either file may gain columns; rows of different ops or thread counts are never mixed. */
@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "kernel.h"
+#include "merge.h"
 #include "plugin.h"
 #include "results.h"
 #include "table.h"
@@ -18,7 +19,7 @@
 #include "views.h"
 
 static const char summary_help[] =
-    "usage: lnbench summary [--bench PATH] [--accuracy PATH]\n"
+    "usage: lnbench summary [DIR | --bench PATH --accuracy PATH]\n"
     "One block per operator (the op column; layernorm first), one line per kernel: median GB/s\n"
     "over D in the cache and memory regimes at the smallest thread count, bw_fraction (its GB/s\n"
     "over the probe-copy GB/s at the same size, memory regime), and mean / max ulp on the\n"
@@ -28,8 +29,13 @@ static const char summary_help[] =
     "verdicts. When bench.csv has several thread counts (lnbench bench --threads 1,2), a\n"
     "scaling block: per kernel and regime the median GB/s at each count, its speedup over one\n"
     "thread and its fraction of the best probe at the same count.\n"
-    "  --bench PATH      default results/bench.csv\n"
-    "  --accuracy PATH   default results/accuracy.csv\n"
+    "The probe block first: probe-copy, probe-stream and, when the run has 16-bit kernels,\n"
+    "probe-copy-16, probe-stream-16 (their bw mem is over probe-copy-16).\n"
+    "  DIR               a results folder (default results): bench.csv and accuracy.csv with\n"
+    "                    the op runs of make bench-ops beside them, ops/bench-OP.csv and\n"
+    "                    ops/accuracy-OP.csv\n"
+    "  --bench PATH      that file alone instead (the other one: results/bench.csv)\n"
+    "  --accuracy PATH   that file alone instead (the other one: results/accuracy.csv)\n"
     "A missing file leaves its columns as '-'.\n";
 
 static void print_number(double v, int width, int prec)
@@ -45,10 +51,13 @@ static void print_ulp(double v)
     else printf(" %10.2f", v);
 }
 
+/* The streaming probes, fp32 and (beside 16-bit kernels) fp16: the rates the limits are. */
 static void probe_lines(const ln_table *bench, int threads)
 {
-    const char *probes[] = {"probe-copy", "probe-stream"};
-    for (int i = 0; i < 2; i++) {
+    printf("%-32s %10s %10s %7s\n", threads > 1 ? "probe (smallest thread count)" : "probe", "GB/s cache", "GB/s mem",
+           "bw mem");
+    const char *probes[] = {"probe-copy", "probe-stream", "probe-copy-16", "probe-stream-16"};
+    for (int i = 0; i < 4; i++) {
         double cache = ln_median_where(bench, probes[i], "cache", threads, "gbps");
         double mem = ln_median_where(bench, probes[i], "memory", threads, "gbps");
         if (isnan(cache) && isnan(mem)) continue;
@@ -127,7 +136,7 @@ int cmd_summary(int argc, char **argv)
                                          {"accuracy", required_argument, 0, 'a'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *bench_path = "results/bench.csv", *acc_path = "results/accuracy.csv";
+    const char *bench_path = NULL, *acc_path = NULL, *dir = "results";
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -136,11 +145,37 @@ int cmd_summary(int argc, char **argv)
         else if (c == 'h') return fputs(summary_help, stdout), 0;
         else ln_die_usage("summary: see 'lnbench summary --help'");
     }
+    if (optind < argc) {
+        if (bench_path || acc_path) ln_die_usage("summary: a results folder or --bench/--accuracy files, not both");
+        dir = argv[optind++];
+    }
     if (optind < argc) ln_die_usage("summary: unexpected argument '%s'", argv[optind]);
     ln_table bench, acc;
-    int have_bench = ln_table_read(bench_path, &bench), have_acc = ln_table_read(acc_path, &acc);
+    int have_bench, have_acc;
+    char files[4096] = "";
+    if (bench_path || acc_path) {
+        if (!bench_path) bench_path = "results/bench.csv";
+        if (!acc_path) acc_path = "results/accuracy.csv";
+        have_bench = ln_table_read(bench_path, &bench), have_acc = ln_table_read(acc_path, &acc);
+        snprintf(files, sizeof files, "%s%s%s%s%s", have_bench ? bench_path : "",
+                 have_bench ? " (+ .meta.json, JSON beside it)" : "", have_bench && have_acc ? ", " : "",
+                 have_acc ? acc_path : "", have_acc ? " (+ .meta.json)" : "");
+    } else {
+        have_bench = ln_merge_folder(dir, "bench.csv", &bench), have_acc = ln_merge_folder(dir, "accuracy.csv", &acc);
+        const char *names[2] = {"bench.csv", "accuracy.csv"};
+        for (int k = 0; k < 2; k++) {
+            char *paths[64];
+            size_t n = ln_results_files(dir, names[k], paths, 64);
+            for (size_t i = 0; i < n; i++) {
+                size_t len = strlen(files);
+                snprintf(files + len, sizeof files - len, "%s%s", len ? ", " : "", paths[i]);
+                free(paths[i]);
+            }
+        }
+    }
     if (!have_bench && !have_acc)
-        ln_die("summary: neither %s nor %s can be read; run lnbench bench / accuracy first", bench_path, acc_path);
+        ln_die("summary: no bench.csv nor accuracy.csv to read in %s; run lnbench bench / accuracy first",
+               bench_path || acc_path ? "the files given" : dir);
     int threads[LN_MAX_THREAD_COUNTS] = {1};
     ln_table_threads(&bench, threads, LN_MAX_THREAD_COUNTS);
     const char *ops[LN_MAX_OPS];
@@ -149,20 +184,19 @@ int cmd_summary(int argc, char **argv)
     ln_collect_ops(&acc, ops, &nops);
 
     if (have_bench) {
-        printf("probes%s\n", threads[0] > 1 ? " (at the smallest thread count)" : "");
         probe_lines(&bench, threads[0]);
     }
     for (size_t i = 0; i < nops; i++) op_block(&bench, &acc, ops[i], threads[0]);
     scaling_block(&bench);
     printf("\nGB/s: 1e9 bytes/s of x read + y written (gamma, beta not counted; backward: x, dy read and dx\n"
            "written), median over D and repetitions at %d thread%s; bw mem: fraction of the probe-copy rate at\n"
-           "the same size (memory regime). ulp: on each kernel's hardest distribution (largest max_ulp, input\n"
-           "ok), worst over D and eps; dgamma, dbeta: their max_norm (u) there; nonfinite: NaN/Inf outputs\n"
-           "where the reference is finite (or the reverse), all cases; a case with any has max ulp inf.\n"
-           "fails: cases whose verdict is fail (results/README.md).\n",
+           "the same size (of probe-copy-16 for f16, bf16 and the 16-bit probes; memory regime). ulp: on each\n"
+           "kernel's hardest distribution (largest max_ulp, input ok), worst over D and eps; dgamma, dbeta:\n"
+           "their max_norm (u) there; nonfinite: NaN/Inf outputs where the reference is finite (or the\n"
+           "reverse), all cases; a case with any has max ulp inf. fails: cases whose verdict is fail\n"
+           "(results/README.md).\n",
            threads[0], threads[0] == 1 ? "" : "s");
-    printf("files: %s%s%s%s%s\n", have_bench ? bench_path : "", have_bench ? " (+ .meta.json, JSON beside it)" : "",
-           have_bench && have_acc ? ", " : "", have_acc ? acc_path : "", have_acc ? " (+ .meta.json)" : "");
+    printf("files: %s\n", files);
     ln_table_free(&bench), ln_table_free(&acc);
     return 0;
 }

@@ -395,8 +395,8 @@ static void test_rows_match_alone(void **s)
                     one.rows = 1, one.x = x + r * D, one.y = y1, one.mean = &m1, one.rstd = &r1;
                     k->forward(&one);
                     if (memcmp(y + r * D, y1, D * 2) || m[r] != m1 || r5[r] != r1)
-                        fail_msg("%s D=%zu: row %zu of a %zu-row call differs from the same row alone", k->name, D,
-                                 r, rows);
+                        fail_msg("%s D=%zu: row %zu of a %zu-row call differs from the same row alone", k->name, D, r,
+                                 rows);
                 }
                 checked++;
             }

@@ -1,6 +1,6 @@
 /* Shifted-data LayerNorm on binary16 storage whose statistics are fp32 (as
- * f16-f32acc-shifted-avx512: one pass, four 16-lane accumulators, lanes in double) and whose
- * epilogue is AVX512-FP16 arithmetic on the f16 words themselves: no widening of x, gamma and
+ * f16-f32acc-shifted-avx512: one pass, four 16-lane accumulators, lanes in double, long rows two
+ * by two) and whose epilogue is AVX512-FP16 arithmetic on the f16 words themselves: no widening of x, gamma and
  * beta and no rounding back, 4 instructions per 32 outputs instead of ~14:
  *   y = fma((x - mh) - ml, f16(rstd) * gamma, beta)
  * with the fp32 mean split into mh = f16(mean) and ml = f16(mean - mh) (mean - mh is exact in

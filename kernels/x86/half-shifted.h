@@ -6,7 +6,9 @@
  * Golub & LeVeque's shifted-data algorithm). The rows go through a two-row pipeline: one loop
  * normalizes row r (from L1/L2) and takes the sums of row r+1 (from memory), so the memory
  * stream overlaps the epilogue, whose conversions are what these kernels spend their time on;
- * streaming, row r+2 is prefetched into L2 meanwhile.
+ * streaming, row r+2 is prefetched into L2 meanwhile. On AVX-512, long rows go two by two
+ * (rows r and r+1 normalized while the sums of r+2 and r+3 are taken: half_shifted_pairs), each
+ * row grouped as in the single-row loop, so its bits do not depend on the schedule.
  *
  * As in f32-shifted, a row whose shift is too far from its mean ((S1/n)^2 > var: |mean - K|
  * beyond about one sigma) or whose statistics ln_half_stats_ok rejects is redone by the two-pass
@@ -16,6 +18,16 @@
 #define LN_X86_HALF_SHIFTED_H
 
 #include "half-twopass.h"
+
+/* The specializations of a row loop, for LN_SPECIALIZE_GB: BODY(G, B, E, S) with compile-time
+ * has_g, has_b, epilogue form E and stream S, from the epi and stream in scope (epi: HALF_EPI_F32,
+ * or HALF_EPI_F16 in files built with AVX512-FP16). */
+#ifdef __AVX512FP16__
+#define HALF_EPI_CASE(G, B, S) (epi == HALF_EPI_F16 ? BODY(G, B, HALF_EPI_F16, S) : BODY(G, B, HALF_EPI_F32, S))
+#else
+#define HALF_EPI_CASE(G, B, S) ((void)epi, BODY(G, B, HALF_EPI_F32, S))
+#endif
+#define HALF_CASE(G, B) (stream ? HALF_EPI_CASE(G, B, 1) : HALF_EPI_CASE(G, B, 0))
 
 /* The shift: the mean of the first min(n, HB) elements, in float. */
 LN_INLINE float half_shift_of(ln_dtype t, const uint16_t *x, size_t n)
@@ -61,6 +73,13 @@ LN_INLINE void half_shifted_sums_from(ln_dtype t, const uint16_t *x, size_t n, s
     *s2 = acc4_sum(q);
 }
 
+/* A row's shift *K and its shifted sums, on their own (not in a pipeline). */
+LN_INLINE void half_shifted_row_sums(ln_dtype t, const uint16_t *x, size_t n, float *K, double *s1, double *s2)
+{
+    *K = half_shift_of(t, x, n);
+    half_shifted_sums_from(t, x, n, 0, *K, four_sums_zero(), four_sums_zero(), s1, s2);
+}
+
 /* Normalizes x0 into y (mean, rstd) and takes the shifted sums of x1 about K1; prefetches the
  * row pf (or none: NULL) into L2. */
 LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
@@ -87,17 +106,8 @@ static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_
                                          const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
                                          const uint16_t *pf, size_t n, double *s1, double *s2, int epi, int stream)
 {
-#define BODY(G, B, E)                                                                                   \
-    (stream ? half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, 1) \
-            : half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, 0))
-#ifdef __AVX512FP16__
-#define CASE(G, B) (epi == HALF_EPI_F16 ? BODY(G, B, HALF_EPI_F16) : BODY(G, B, HALF_EPI_F32))
-#else
-#define CASE(G, B) BODY(G, B, HALF_EPI_F32)
-    (void)epi;
-#endif
-    LN_SPECIALIZE_GB(g, b, CASE);
-#undef CASE
+#define BODY(G, B, E, S) half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, S)
+    LN_SPECIALIZE_GB(g, b, HALF_CASE);
 #undef BODY
 }
 
@@ -121,17 +131,147 @@ static inline int half_shifted_stats(double s1, double s2, float K, size_t n, do
     return 1;
 }
 
+/* Rows two by two (AVX-512): one loop normalizes rows r and r+1, each block of gamma and beta
+ * loaded (and, for the fp32 epilogue, widened) once for both, and takes the shifted sums of rows
+ * r+2 and r+3. Long rows no longer keep x, y, gamma and beta in L1, and with the pairs gamma and
+ * beta come from L2 half as often (with them widened once for all rows, bf16 ran 1.2x faster in
+ * cache at D 4096-16384). Measured on Sapphire Rapids (docs/lowp.md, two alternated pairs):
+ * from memory +10-25% at D 4096-16384; in cache +5-20% at D 8192-16384, 2-3% slower at 4096
+ * (where the single-row pipeline still fits L1) and at D 1024 from memory. */
+#define HALF_PAIR_MIN_D 8192        /* in cache */
+#define HALF_PAIR_MIN_D_STREAM 4096 /* streaming from memory */
+
+/* Streaming rows shorter than 8192 prefetch the rows two ahead shifted by HALF_PAIR_AHEAD
+ * elements (4 KiB), so that memory keeps reading while a pair's last blocks and the next pair's
+ * start run from cache: +5-8% at D 4096 (four runs), 0-6% slower at D 8192 and 16384, which
+ * prefetch the rows themselves (docs/lowp.md). */
+#define HALF_PAIR_AHEAD 2048
+#define HALF_PAIR_AHEAD_MAX_D 8192
+
+/* The block of outputs at element i of rows x0 and x1 (constants c0, c1). */
+LN_INLINE void half_norm_pair_block(ln_dtype t, const uint16_t *x0, const uint16_t *x1, uint16_t *y0, uint16_t *y1,
+                                    const uint16_t *g, const uint16_t *b, size_t i, hconst c0, hconst c1, int has_g,
+                                    int has_b, int epi, int stream)
+{
+    if (epi != HALF_EPI_F32) { /* the f16 epilogue does not widen gamma and beta */
+        half_norm_block(t, x0, y0, g, b, i, c0, has_g, has_b, epi, stream);
+        half_norm_block(t, x1, y1, g, b, i, c1, has_g, has_b, epi, stream);
+        return;
+    }
+    const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
+    const vf_pair gv = has_g ? half_block_load(t, g + i) : none, bv = has_b ? half_block_load(t, b + i) : none;
+    half_block_store(t, y0 + i, half_norm(half_block_load(t, x0 + i), gv, bv, c0, has_g, has_b, epi), stream);
+    half_block_store(t, y1 + i, half_norm(half_block_load(t, x1 + i), gv, bv, c1, has_g, has_b, epi), stream);
+}
+
+/* Normalizes rows x0 and x1 = x0 + n into y0 and y0 + n and takes the shifted sums of x2 and
+ * x3 = x2 + n about K2 and K3 (into s1[0..1], s2[0..1]); prefetches the two rows at pf (or none:
+ * NULL). With stream, both rows of y must have the same lead (n a multiple of HB). */
+LN_INLINE void half_shifted_pair_body(ln_dtype t, const uint16_t *x0, uint16_t *y0, float mean0, float rstd0,
+                                      float mean1, float rstd1, const uint16_t *g, const uint16_t *b,
+                                      const uint16_t *x2, float K2, float K3, const uint16_t *pf, size_t n,
+                                      double s1[2], double s2[2], int has_g, int has_b, int epi, int stream)
+{
+    const uint16_t *x1 = x0 + n, *x3 = x2 + n;
+    uint16_t *y1 = y0 + n;
+    const hconst c0 = half_consts(mean0, rstd0, epi), c1 = half_consts(mean1, rstd1, epi);
+    const vf k2 = vf_set1(K2), k3 = vf_set1(K3);
+    four_sums sa = four_sums_zero(), qa = four_sums_zero(), sb = four_sums_zero(), qb = four_sums_zero();
+    size_t i = half_stream_lead(y0, n, stream), j = 0; /* i walks x0, x1, y0, y1; j walks x2, x3 */
+    if (i) {
+        half_norm_part(t, x0, y0, g, b, 0, i, c0, has_g, has_b, epi);
+        half_norm_part(t, x1, y1, g, b, 0, i, c1, has_g, has_b, epi);
+    }
+    for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
+        if (pf) {
+            HB_PREFETCH2(pf + j);
+            HB_PREFETCH2(pf + n + j);
+        }
+        half_norm_pair_block(t, x0, x1, y0, y1, g, b, i, c0, c1, has_g, has_b, epi, stream);
+        half_norm_pair_block(t, x0, x1, y0, y1, g, b, i + HB, c0, c1, has_g, has_b, epi, stream);
+        shifted_step(&sa, &qa, half_block_load(t, x2 + j), half_block_load(t, x2 + j + HB), k2);
+        shifted_step(&sb, &qb, half_block_load(t, x3 + j), half_block_load(t, x3 + j + HB), k3);
+    }
+    half_normalize_from(t, x0, y0, g, b, i, n, c0, has_g, has_b, epi, stream);
+    half_normalize_from(t, x1, y1, g, b, i, n, c1, has_g, has_b, epi, stream);
+    half_shifted_sums_from(t, x2, n, j, K2, sa, qa, &s1[0], &s2[0]);
+    half_shifted_sums_from(t, x3, n, j, K3, sb, qb, &s1[1], &s2[1]);
+}
+
+static inline void half_shifted_pair(ln_dtype t, const uint16_t *x0, uint16_t *y0, float mean0, float rstd0,
+                                     float mean1, float rstd1, const uint16_t *g, const uint16_t *b, const uint16_t *x2,
+                                     float K2, float K3, const uint16_t *pf, size_t n, double s1[2], double s2[2],
+                                     int epi, int stream)
+{
+#define BODY(G, B, E, S) \
+    half_shifted_pair_body(t, x0, y0, mean0, rstd0, mean1, rstd1, g, b, x2, K2, K3, pf, n, s1, s2, G, B, E, S)
+    LN_SPECIALIZE_GB(g, b, HALF_CASE);
+#undef BODY
+}
+
+/* The rows two by two: rows r and r+1 normalized while the sums of r+2 and r+3 are taken; a pair
+ * with a rejected row, whose rows differ in epilogue form, or the last rows go stage by stage. */
+static inline void half_shifted_pairs(const ln_args *a, ln_dtype t, int epi, int stream)
+{
+    const size_t n = a->D, rows = a->rows;
+    const uint16_t *X = a->x, *g = a->gamma, *b = a->beta;
+    uint16_t *Y = a->y;
+    float K[2];
+    double s1[2], s2[2];
+    for (size_t k = 0; k < 2 && k < rows; k++) half_shifted_row_sums(t, X + k * n, n, &K[k], &s1[k], &s2[k]);
+    for (size_t r = 0; r < rows; r += 2) {
+        const size_t cnt = rows - r < 2 ? 1 : 2, cnt2 = r + 2 >= rows ? 0 : rows - r - 2 < 2 ? 1 : 2;
+        float mean[2], rstd[2];
+        double mean_out[2], rstd_out[2];
+        int ok[2] = {0, 0}, e[2] = {epi, epi};
+        for (size_t k = 0; k < cnt; k++) {
+            ok[k] = half_shifted_stats(s1[k], s2[k], K[k], n, a->eps, &mean[k], &rstd[k]);
+            if (ok[k]) e[k] = half_epi_for(epi, rstd[k]);
+        }
+        const uint16_t *x0 = X + r * n, *x2 = x0 + 2 * n;
+        uint16_t *y0 = Y + r * n;
+        if (cnt == 2 && cnt2 == 2 && ok[0] && ok[1] && e[0] == e[1]) {
+            K[0] = half_shift_of(t, x2, n), K[1] = half_shift_of(t, x2 + n, n);
+            const uint16_t *pf = NULL; /* rows r+4 and r+5 */
+            if (stream && r + 6 <= rows)
+                pf = x2 + 2 * n + (n < HALF_PAIR_AHEAD_MAX_D && r + 7 <= rows ? HALF_PAIR_AHEAD : 0);
+            half_shifted_pair(t, x0, y0, mean[0], rstd[0], mean[1], rstd[1], g, b, x2, K[0], K[1], pf, n, s1, s2, e[0],
+                              stream);
+        } else {
+            for (size_t k = 0; k < cnt; k++) {
+                if (ok[k]) half_normalize(t, x0 + k * n, y0 + k * n, g, b, n, mean[k], rstd[k], e[k], stream);
+                else
+                    half_row_twopass(t, x0 + k * n, y0 + k * n, g, b, n, a->eps, NULL, HALF_EPI_F32, stream,
+                                     &mean_out[k], &rstd_out[k]);
+            }
+            for (size_t k = 0; k < cnt2; k++) half_shifted_row_sums(t, x2 + k * n, n, &K[k], &s1[k], &s2[k]);
+        }
+        for (size_t k = 0; k < cnt; k++) {
+            if (ok[k]) mean_out[k] = mean[k], rstd_out[k] = rstd[k];
+            if (a->mean) a->mean[r + k] = mean_out[k];
+            if (a->rstd) a->rstd[r + k] = rstd_out[k];
+        }
+    }
+}
+
 /* epi: HALF_EPI_F32, or HALF_EPI_F16 (f16 in a file built with AVX512-FP16). */
 static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return; /* nothing to normalize: no statistics either */
     const int stream = rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
+#if VF_W == 16 /* AVX2's 16 registers would not hold the two rows' sums */
+    if (stream ? n >= HALF_PAIR_MIN_D_STREAM && n % HB == 0 : n >= HALF_PAIR_MIN_D) {
+        half_shifted_pairs(a, t, epi, stream);
+        if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+        return;
+    }
+#endif
     const uint16_t *X = a->x, *g = a->gamma, *b = a->beta;
     uint16_t *Y = a->y;
-    float K = half_shift_of(t, X, n);
+    float K;
     double s1, s2;
-    half_shifted_sums_from(t, X, n, 0, K, four_sums_zero(), four_sums_zero(), &s1, &s2);
+    half_shifted_row_sums(t, X, n, &K, &s1, &s2);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *x0 = X + r * n, *x1 = x0 + n;
         uint16_t *y = Y + r * n;
@@ -146,10 +286,7 @@ static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
             /* the last row, or a row with a bad shift: the stages one by one */
             if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, half_epi_for(epi, rstd), stream);
             else half_row_twopass(t, x0, y, g, b, n, a->eps, NULL, 0, stream, &mean_out, &rstd_out);
-            if (r + 1 < rows) {
-                K = half_shift_of(t, x1, n);
-                half_shifted_sums_from(t, x1, n, 0, K, four_sums_zero(), four_sums_zero(), &s1, &s2);
-            }
+            if (r + 1 < rows) half_shifted_row_sums(t, x1, n, &K, &s1, &s2);
         }
         if (ok) mean_out = mean, rstd_out = rstd;
         if (a->mean) a->mean[r] = mean_out;

@@ -260,7 +260,8 @@ static void test_shifted_redoes_bad_shifts(void **state)
 
 /* An "accurate" fp32 kernel that takes its sums about a shift from the row's first elements
  * must sum a row again when that shift is far from the mean: on rows whose first 32 elements sit
- * 100 above the rest (among good rows), its outputs are the scalar accurate kernel's (the
+ * 100 above the rest, or whose first 16 are centred on 0 (a zero shift) while the rest sit at
+ * 1000 (among good rows, themselves centred: the loops without the subtraction), its outputs are the scalar accurate kernel's (the
  * correctly rounded ones but for rare ties: >= 99.9% the same bits, none more than 1 ulp off)
  * and its statistics agree to 1e-12. */
 static void test_accurate_redoes_bad_shifts(void **state)
@@ -283,7 +284,9 @@ static void test_accurate_redoes_bad_shifts(void **state)
             uint32_t seed = 777;
             for (size_t j = 0; j < rows * D; j++) {
                 seed = seed * 1664525u + 1013904223u;
-                x[j] = (float)((double)(seed >> 8) * 0x1p-23 - 1.0 + ((j / D) % 4 == 1 && j % D < 32 ? 100.0 : 0.0));
+                const size_t kind = (j / D) % 4;
+                x[j] = (float)((double)(seed >> 8) * 0x1p-23 - 1.0 + (kind == 1 && j % D < 32 ? 100.0 : 0.0) +
+                               (kind == 3 && j % D >= 16 ? 1000.0 : 0.0));
             }
             for (size_t j = 0; j < D; j++) g[j] = 1.0f + 0.25f * (float)(j % 5) / 4, b[j] = 0.25f * (float)(j % 3) / 2;
             ln_args a = {

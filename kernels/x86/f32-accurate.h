@@ -1,6 +1,6 @@
 /* Near-correctly-rounded fp32 LayerNorm: fp32 storage, double arithmetic, one pass over memory.
- * Each row's statistics come from one pass about a shift K (the mean of its first W elements,
- * in double): S1 = sum (x - K), S2 = sum (x - K)^2 in double (the shifted-data algorithm of
+ * Each row's statistics come from one pass about a shift K (0 when its first W elements look
+ * centred, else their mean, in double: acc_shift): S1 = sum (x - K), S2 = sum (x - K)^2 in double (the shifted-data algorithm of
  * Chan, Golub & LeVeque: relative error ~ n u_d (1 + t^2), t = |mean - K| / sigma, with
  * u_d = 2^-53), so mean = K + S1/n is kept as that pair (its float rounding is never taken) and
  * var = S2/n - (S1/n)^2. A row whose shift is more than about one sigma off ((S1/n)^2 > var) is
@@ -11,12 +11,14 @@
  * Rows go through a two-row pipeline (one loop normalizes row r from cache and sums row r+1
  * from memory; streaming, it prefetches row r+2 into L2 and writes y with non-temporal
  * stores), so x is read from memory once. Floats are widened VD_W at a time by conversions
- * that take their operand from memory and rounded back VD_W at a time (no lane shuffles);
+ * that take their operand from memory and rounded back VD_W at a time (packed W at a time
+ * for the non-temporal stores, whole lines with AVX-512);
  * gamma and beta are widened once per call for short rows, converted VD_W at a time for long
  * ones, which with AVX-512 and in cache go two rows at a time (normalize r and r+1, sum r+2
- * and r+3) so that each conversion of gamma and beta serves two rows. The conversions and the double arithmetic (10
- * uops per W inputs for the sums, 14 for the outputs, 8 more for gamma and beta of long rows,
- * 4 in pairs) are this kernel's cost. A float-float epilogue (y from float pairs, 16 lanes,
+ * and r+3) so that each conversion of gamma and beta serves two rows. The conversions and the
+ * double arithmetic (10 uops per W inputs for the sums, 14 for the outputs, 8 more for gamma
+ * and beta of long rows, 4 in pairs; 2 fewer each in the sums and outputs with K = 0) are this
+ * kernel's cost. A float-float epilogue (y from float pairs, 16 lanes,
  * no conversion) needs two exact products and two two-sums per output: 21-23 fp32 operations
  * per W against 14 uops here, measured no faster (docs/simd.md).
  * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
@@ -25,17 +27,28 @@
 
 #include "f32-passes.h"
 
-/* The shift: the mean of the row's first min(n, W) elements, in double. */
+/* The shift: 0 if the row's first m = min(n, W) elements look centred (their mean mu_m has
+ * mu_m^2 <= v_m, their variance about it), else their mean, in double. A zero shift saves the
+ * subtraction x - K in the sums and the outputs (the loops have a variant without it: the same
+ * bits as subtracting 0). Either way |mean - K| <= sqrt(2 n/W) sigma: m (mu_m - mean)^2 + m v_m
+ * <= n sigma^2, and |mean| <= |mu_m - mean| + sqrt(v_m) <= sqrt(2 ((mu_m - mean)^2 + v_m)). */
 LN_INLINE double acc_shift(const float *x, size_t n)
 {
-    size_t m = n < VF_W ? n : VF_W;
-    return vf_sum(vf_load_part(x, m)) / (double)m;
+    const size_t m = n < VF_W ? n : VF_W, m0 = m < VD_W ? m : VD_W;
+    const vf v = vf_load_part(x, m);
+    const double mu = vf_sum(v) / (double)m;
+    const vd k = vd_set1(mu), lo = vd_keep(vd_sub(vd_from_lo(v), k), m0), hi = vd_keep(vd_sub(vd_from_hi(v), k), m - m0);
+    const double var = vd_sum(vd_fma(lo, lo, vd_mul(hi, hi))) / (double)m;
+    return mu * mu <= var ? 0.0 : mu;
 }
 
-/* d = x - K into the sums s += d and q += d^2. */
-LN_INLINE void dev_add(vd xd, vd k, vd *s, vd *q)
+/* Whether the loops may drop the subtraction of this shift: it is +0 (x - 0 = x, -0 included). */
+static inline int acc_zero(double K) { return K == 0.0 && !signbit(K); }
+
+/* d = x - K (x itself when zk: K is +0) into the sums s += d and q += d^2. */
+LN_INLINE void dev_add(vd xd, vd k, int zk, vd *s, vd *q)
 {
-    vd d = vd_sub(xd, k);
+    vd d = zk ? xd : vd_sub(xd, k);
     *s = vd_add(*s, d);
     *q = vd_fma(d, d, *q);
 }
@@ -49,8 +62,8 @@ LN_INLINE void dev_from(const float *x, size_t n, size_t j, double K, vd s[2], v
     const vd k = vd_set1(K);
     vd s0 = s[0], sh = s[1], q0 = q[0], qh = q[1]; /* named: kept in registers */
     for (; j + VF_W <= n; j += VF_W) {
-        dev_add(vd_load_f32(x + j), k, &s0, &q0);
-        dev_add(vd_load_f32(x + j + VD_W), k, &sh, &qh);
+        dev_add(vd_load_f32(x + j), k, 0, &s0, &q0);
+        dev_add(vd_load_f32(x + j + VD_W), k, 0, &sh, &qh);
     }
     if (j < n) {
         /* lanes past the end load 0, so their d is -K: zeroed before accumulating */
@@ -92,10 +105,11 @@ LN_INLINE vd gb_load(const void *p, size_t i, size_t m, int wide)
     return m == VD_W ? vd_load_f32((const float *)p + i) : vd_load_f32_part((const float *)p + i, m);
 }
 
-/* (x - K) rstd + c, times gamma plus beta (gv, bv: unused when has_g, has_b say there are none). */
-LN_INLINE vd out_vec(vd xd, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int has_b)
+/* (x - K) rstd + c, times gamma plus beta (gv, bv: unused when has_g, has_b say there are none;
+ * zk: K is +0, not subtracted). */
+LN_INLINE vd out_vec(vd xd, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int has_b, int zk)
 {
-    vd t = vd_fma(vd_sub(xd, k), rstd, c);
+    vd t = vd_fma(zk ? xd : vd_sub(xd, k), rstd, c);
     if (has_g) return vd_fma(t, gv, has_b ? bv : vd_set1(0.0));
     return has_b ? vd_add(t, bv) : t;
 }
@@ -103,10 +117,10 @@ LN_INLINE vd out_vec(vd xd, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int ha
 /* VD_W outputs (or the first m) at element i of the row, g and b as gb_load reads them (NULL
  * when has_g, has_b say so). */
 LN_INLINE vd out_half(vd xd, const void *g, const void *b, size_t i, size_t m, vd k, vd rstd, vd c, int has_g,
-                      int has_b, int wide)
+                      int has_b, int wide, int zk)
 {
     vd gv = has_g ? gb_load(g, i, m, wide) : vd_set1(0.0), bv = has_b ? gb_load(b, i, m, wide) : vd_set1(0.0);
-    return out_vec(xd, gv, bv, k, rstd, c, has_g, has_b);
+    return out_vec(xd, gv, bv, k, rstd, c, has_g, has_b, zk);
 }
 
 /* Outputs i..i+m of the row (m <= W), ordinary masked stores: heads and tails. */
@@ -114,19 +128,22 @@ LN_INLINE void out_part(const float *x, float *y, const void *g, const void *b, 
                         int has_g, int has_b, int wide)
 {
     size_t m0 = m < VD_W ? m : VD_W, m1 = m - m0;
-    vd_store_f32_part(y + i, out_half(vd_load_f32_part(x + i, m0), g, b, i, m0, k, rstd, c, has_g, has_b, wide), m0);
+    vd_store_f32_part(y + i, out_half(vd_load_f32_part(x + i, m0), g, b, i, m0, k, rstd, c, has_g, has_b, wide, 0), m0);
     if (m1)
         vd_store_f32_part(
             y + i + VD_W,
-            out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b, wide), m1);
+            out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b, wide, 0),
+            m1);
 }
 
 /* Normalizes x into y (shift K, d = S1/n, rstd) and, if has_next, takes the shifted sums of
  * the next row xn about Kn; prefetches the row pf (or none: NULL) into L2 meanwhile.
- * stream: non-temporal stores from the first vector-aligned y on. */
+ * stream: non-temporal stores from the first vector-aligned y on, a whole W floats each (with
+ * AVX-512 a whole line: two 32-byte halves measured 5% slower from memory, docs/simd.md).
+ * zk: K and Kn are +0 (the loop subtracts neither). */
 LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void *b, double K, double d, double rstd_d,
                              const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int has_g,
-                             int has_b, int has_next, int stream, int wide)
+                             int has_b, int has_next, int stream, int wide, int zk)
 {
     const vd k = vd_set1(K), rstd = vd_set1(rstd_d), c = vd_set1(-d * rstd_d), kn = vd_set1(Kn);
     vd s[2] = {vd_set1(0.0), vd_set1(0.0)}, q[2] = {s[0], s[0]};
@@ -135,13 +152,13 @@ LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void
     if (i) out_part(x, y, g, b, 0, i, k, rstd, c, has_g, has_b, wide);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
         if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* W floats: one line or half of one */
-        vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b, wide);
-        vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b, wide);
-        if (stream) vd_stream_f32(y + i, lo), vd_stream_f32(y + i + VD_W, hi);
+        vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b, wide, zk);
+        vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b, wide, zk);
+        if (stream) vf_stream(y + i, vf_from_vd(lo, hi));
         else vd_store_f32(y + i, lo), vd_store_f32(y + i + VD_W, hi);
         if (has_next) {
-            dev_add(vd_load_f32(xn + j), kn, &s0, &q0);
-            dev_add(vd_load_f32(xn + j + VD_W), kn, &sh, &qh);
+            dev_add(vd_load_f32(xn + j), kn, zk, &s0, &q0);
+            dev_add(vd_load_f32(xn + j + VD_W), kn, zk, &sh, &qh);
         }
     }
     if (i < n) out_part(x, y, g, b, i, n - i, k, rstd, c, has_g, has_b, wide);
@@ -155,13 +172,17 @@ static void pipeline(const float *x, float *y, const void *g, const void *b, dou
                      const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int stream,
                      int wide)
 {
-#define BODY(G, B, N, S)                                                                \
-    (wide ? pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 1) \
-          : pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 0))
-#define CASE(G, B) \
-    (xn ? (stream ? BODY(G, B, 1, 1) : BODY(G, B, 1, 0)) : (stream ? BODY(G, B, 0, 1) : BODY(G, B, 0, 0)))
+    const int zk = acc_zero(K) && (!xn || acc_zero(Kn));
+#define BODY(G, B, N, S, Z)                                                                \
+    (wide ? pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 1, Z) \
+          : pipeline_body(x, y, g, b, K, d, rstd, xn, Kn, pf, n, s1, s2, G, B, N, S, 0, Z))
+#define STREAM(G, B, N, S) (zk ? BODY(G, B, N, S, 1) : BODY(G, B, N, S, 0))
+#define ROWS(G, B, N) (stream ? STREAM(G, B, N, 1) : STREAM(G, B, N, 0))
+#define CASE(G, B) (xn ? ROWS(G, B, 1) : ROWS(G, B, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
+#undef ROWS
+#undef STREAM
 #undef BODY
 }
 
@@ -188,12 +209,15 @@ typedef struct {
 } acc_pair;
 
 /* Outputs i..i+VD_W of one row from gamma and beta already converted. */
-LN_INLINE void out_store(const float *x, float *y, size_t i, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int has_b)
+LN_INLINE void out_store(const float *x, float *y, size_t i, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int has_b,
+                          int zk)
 {
-    vd_store_f32(y + i, out_vec(vd_load_f32(x + i), gv, bv, k, rstd, c, has_g, has_b));
+    vd_store_f32(y + i, out_vec(vd_load_f32(x + i), gv, bv, k, rstd, c, has_g, has_b, zk));
 }
 
-LN_INLINE void pair_body(acc_pair *p, const float *g, const float *b, size_t n, int has_g, int has_b, int has_next)
+/* zk: the four shifts are +0 (the loop subtracts none). */
+LN_INLINE void pair_body(acc_pair *p, const float *g, const float *b, size_t n, int has_g, int has_b, int has_next,
+                         int zk)
 {
     const float *x0 = p->x[0], *x1 = p->x[1], *xn0 = p->xn[0], *xn1 = p->xn[1];
     float *y0 = p->y[0], *y1 = p->y[1];
@@ -204,16 +228,16 @@ LN_INLINE void pair_body(acc_pair *p, const float *g, const float *b, size_t n, 
     size_t i = 0;
     for (; i + VF_W <= n; i += VF_W) {
         vd gv = has_g ? vd_load_f32(g + i) : z, bv = has_b ? vd_load_f32(b + i) : z;
-        out_store(x0, y0, i, gv, bv, k0, rstd0, c0, has_g, has_b);
-        out_store(x1, y1, i, gv, bv, k1, rstd1, c1, has_g, has_b);
+        out_store(x0, y0, i, gv, bv, k0, rstd0, c0, has_g, has_b, zk);
+        out_store(x1, y1, i, gv, bv, k1, rstd1, c1, has_g, has_b, zk);
         gv = has_g ? vd_load_f32(g + i + VD_W) : z, bv = has_b ? vd_load_f32(b + i + VD_W) : z;
-        out_store(x0, y0, i + VD_W, gv, bv, k0, rstd0, c0, has_g, has_b);
-        out_store(x1, y1, i + VD_W, gv, bv, k1, rstd1, c1, has_g, has_b);
+        out_store(x0, y0, i + VD_W, gv, bv, k0, rstd0, c0, has_g, has_b, zk);
+        out_store(x1, y1, i + VD_W, gv, bv, k1, rstd1, c1, has_g, has_b, zk);
         if (has_next) {
-            dev_add(vd_load_f32(xn0 + i), kn0, &s0, &q0);
-            dev_add(vd_load_f32(xn0 + i + VD_W), kn0, &sh, &qh);
-            dev_add(vd_load_f32(xn1 + i), kn1, &t0, &u0);
-            dev_add(vd_load_f32(xn1 + i + VD_W), kn1, &th, &uh);
+            dev_add(vd_load_f32(xn0 + i), kn0, zk, &s0, &q0);
+            dev_add(vd_load_f32(xn0 + i + VD_W), kn0, zk, &sh, &qh);
+            dev_add(vd_load_f32(xn1 + i), kn1, zk, &t0, &u0);
+            dev_add(vd_load_f32(xn1 + i + VD_W), kn1, zk, &th, &uh);
         }
     }
     if (i < n) {
@@ -229,9 +253,12 @@ LN_INLINE void pair_body(acc_pair *p, const float *g, const float *b, size_t n, 
 
 static void pair(acc_pair *p, const float *g, const float *b, size_t n)
 {
-#define CASE(G, B) (p->xn[0] ? pair_body(p, g, b, n, G, B, 1) : pair_body(p, g, b, n, G, B, 0))
+    const int zk = acc_zero(p->K[0]) && acc_zero(p->K[1]) && (!p->xn[0] || (acc_zero(p->Kn[0]) && acc_zero(p->Kn[1])));
+#define ROWS(G, B, N) (zk ? pair_body(p, g, b, n, G, B, N, 1) : pair_body(p, g, b, n, G, B, N, 0))
+#define CASE(G, B) (p->xn[0] ? ROWS(G, B, 1) : ROWS(G, B, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
+#undef ROWS
 }
 
 /* Rows this long read gamma and beta as floats, converted in registers: their double copies
@@ -346,14 +373,15 @@ static void forward(const ln_args *a)
  * r = (L' + 4)(1 + t^2) e + 2 t a + a^2 + e t^2 relative (S2 and its division, d^2, the
  * subtraction). Accepted rows have t <= sqrt 2 (the check d^2 <= var on computed values with
  * r small). Others are summed again about K' = K + d, off from the mean by t' <= a(t1) + e
- * (kappa + t1) with t1 <= sqrt(n/W) + u (kappa + sqrt(n/W)) (Cauchy-Schwarz on the first W
- * elements, then K's rounding): t' <= sqrt 2 unless kappa nears 2^53, where no claim is made.
+ * (kappa + t1) with t1 <= sqrt(2n/W) + u (kappa + sqrt(2n/W)) (Cauchy-Schwarz on the first W
+ * elements, K their mean or 0: acc_shift; then K's rounding): t' <= sqrt 2 unless kappa nears
+ * 2^53, where no claim is made.
  * The epilogue (x - K, the two fma, rstd) is bounds.h's with ua = e, plus the final rounding. */
 static double bound(size_t n, double kappa)
 {
     const double u = 0x1p-24, e = 0x1p-53, t = sqrt(2.0);
     const double depth = ceil((double)n / VF_W) + 2.0 + log2((double)VD_W);
-    const double t1 = sqrt((double)n / VF_W) + u * (kappa + sqrt((double)n / VF_W) + 1.0);
+    const double t1 = sqrt(2.0 * n / VF_W) + u * (kappa + sqrt(2.0 * n / VF_W) + 1.0);
     const double a1 = ((depth + 1.0) * sqrt(1.0 + t1 * t1) + 2.0 * t1) * e;
     if (a1 + e * (kappa + t1) > t) return INFINITY;
     const double a = ((depth + 1.0) * sqrt(1.0 + t * t) + 2.0 * t) * e;
@@ -364,6 +392,6 @@ static double bound(size_t n, double kappa)
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 1
 #define HOW                                                                                          \
-    "fp32 storage, double arithmetic in one pass: S1 = sum(x-K), S2 = sum(x-K)^2 about K = mean of " \
-    "the first W x (rows with (S1/n)^2 > var summed again about K + S1/n); double epilogue rounded " \
+    "fp32 storage, double arithmetic in one pass: S1 = sum(x-K), S2 = sum(x-K)^2 about K = 0 or " \
+    "the mean of the first W x (rows with (S1/n)^2 > var summed again about K + S1/n); double epilogue rounded " \
     "once; normwise <= 1 u + 25 (n/W + 8) 2^-29 u"

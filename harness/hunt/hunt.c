@@ -348,17 +348,85 @@ static int out_of_budget(const hunt *h, uint64_t evals_end, double deadline)
     return h->c->seconds > 0 && now_seconds() >= deadline;
 }
 
-/* A start at a large mean offset: x_i = 2^j sigma + sigma sign(x_i - mean), the signs of the
- * row's deviations (kappa about 2^j, every |xhat_i| about 1, so max|y| is small). Each partial
- * sum of a fp32 accumulator is then about k 2^j sigma and may round by up to half its ulp,
- * k times an element's half-ulp, all toward one side: the error of the mean grows with the
- * length of the accumulator's chain, relative to a bound that grows with kappa (docs/hunt.md). */
+/* A start at a large mean offset: x_i = 2^j sigma + sigma xhat_i (kappa about 2^j). Each
+ * partial sum of a fp32 accumulator is then about k 2^j sigma and may round by up to half its
+ * ulp, k times an element's half-ulp, all toward one side: the error of the mean grows with the
+ * length of the accumulator's chain, relative to a bound that grows with kappa (docs/hunt.md).
+ * That error moves every y_i by gamma_i times the same amount, and the normwise error divides it
+ * by max|y|: so xhat_i = -sign(beta_i) (c + |beta_i|) / gamma_i, which makes every |y_i| = c, with
+ * c from mean(xhat^2) = 1 (about 0.84 for the harness's gamma and beta, against max|y| about 1.5
+ * for xhat_i = +-1); where beta_i = 0 the sign of the row's deviation. */
 static void offset_binary_row(hunt *h, void *x, int j)
 {
+    ln_dtype t = h->t;
+    size_t D = h->D;
     double mean = row_mean(h, x), sigma = row_sigma(h, x, mean);
     if (!(sigma > 0)) sigma = 1;
-    for (size_t i = 0; i < h->D; i++)
-        ln_store(h->t, x, i, ldexp(sigma, j) + copysign(sigma, ln_load(h->t, x, i) - mean));
+    /* mean(((c + |b|) / g)^2) = 1: A c^2 + 2 B c + C = 1 */
+    double A = 0, B = 0, C = 0;
+    for (size_t i = 0; i < D; i++) {
+        double g = h->gamma ? ln_load(t, h->gamma, i) : 1, b = h->beta ? fabs(ln_load(t, h->beta, i)) : 0;
+        if (g == 0) g = 1;
+        A += 1 / (g * g), B += b / (g * g), C += b * b / (g * g);
+    }
+    A /= (double)D, B /= (double)D, C /= (double)D;
+    double c = C < 1 ? (-B + sqrt(B * B + A * (1 - C))) / A : 0;
+    for (size_t i = 0; i < D; i++) {
+        double g = h->gamma ? ln_load(t, h->gamma, i) : 1, b = h->beta ? ln_load(t, h->beta, i) : 0;
+        double side = b != 0 ? -copysign(1, b) : copysign(1, ln_load(t, x, i) - mean);
+        double xhat = g != 0 ? side * (c + fabs(b)) / g : side;
+        ln_store(t, x, i, ldexp(sigma, j) + sigma * xhat);
+    }
+}
+
+static double round_to(ln_dtype t, double v)
+{
+    char b[8];
+    ln_store(t, b, 0, v);
+    return ln_load(t, b, 0);
+}
+
+/* The accumulator whose roundings align_chains lines up: a running sum (s += x: the two-pass
+ * and shifted kernels' sums) or Welford's running mean (m += (x - m) / k). */
+enum { CHAIN_SUM, CHAIN_WELFORD, NCHAINS };
+
+static double chain_update(int model, double acc, double v, size_t k)
+{
+    return model == CHAIN_SUM ? acc + v : acc + (v - acc) / (double)k;
+}
+
+/* Makes every rounding of a model of the kernel's accumulators point one way, on an offset row
+ * (where each one is up to half an ulp of a partial result about k times an element): the
+ * chains are the elements c, c + lanes, c + 2 lanes, ... (a vector kernel's lanes), restarted
+ * every `chunk` of their elements (Welford chunks); the k-th element of a chain moves by up to
+ * min(k, ALIGN_ULPS) ulps (about the number of its positions against the accumulator's grid: a
+ * sum k times an element, or a mean updated by 1/k of one) to the value whose update of its chain's accumulator, in the format's
+ * arithmetic, rounds down the most. Random rows make these roundings a random walk, and the
+ * sweep sees them only when enough line up to move an output's rounding; built this way, the
+ * error of the mean grows linearly along every chain from the start. */
+enum { ALIGN_ULPS = 64 };
+
+static void align_chains(hunt *h, void *x, int model, size_t lanes, size_t chunk)
+{
+    ln_dtype t = h->t;
+    for (size_t c = 0; c < lanes && c < h->D; c++) {
+        double acc = 0;
+        size_t k = 0;
+        for (size_t i = c; i < h->D; i += lanes) {
+            if (k == chunk) acc = 0, k = 0;
+            k++;
+            double v = ln_load(t, x, i), unit = ln_ulp(t, v), best_v = v, best_err = -INFINITY;
+            /* about k positions of the k-th update against the accumulator's grid: +-k ulps reach them */
+            int reach = k < ALIGN_ULPS ? (int)k : ALIGN_ULPS;
+            for (int a = 0; a <= 2 * reach; a++) { /* steps 0, -1, 1, -2, 2, ...: the smallest wins ties */
+                double nv = round_to(t, v + (a & 1 ? -(a + 1) / 2 : a / 2) * unit);
+                double exact = chain_update(model, acc, nv, k), err = exact - round_to(t, exact);
+                if (err > best_err) best_err = err, best_v = nv;
+            }
+            ln_store(t, x, i, best_v);
+            acc = round_to(t, chain_update(model, acc, best_v, k));
+        }
+    }
 }
 
 /* One search's current row for objective obj. */
@@ -367,6 +435,8 @@ typedef struct {
     void *x;
     score s;
     double o;
+    int chain;           /* the chain model its offset start was aligned with, or -1 */
+    size_t lanes, chunk; /* and that model's geometry */
 } walker;
 
 /* Makes cand, scored ns, w's row if it is not worse (a move that ties is taken: the search
@@ -382,6 +452,33 @@ static void take(hunt *h, walker *w, const void *cand, const score *ns)
         memcpy(h->best_x[w->obj], cand, h->D * h->es);
         h->found_after[w->obj] = now_seconds() - h->t0;
     }
+}
+
+/* The offset start (j = 10 or 5): the plain offset row and its chain-aligned versions for each
+ * accumulator model and geometry (sequential, Welford chunks of 16, 8 to 64 lanes), each scored
+ * through the kernel, so the kernel itself picks the model that fits its summation order (13
+ * evaluations). The best in the domain becomes w's row, and w keeps its model and geometry to
+ * line the chains up again after random moves. */
+static void offset_start(hunt *h, walker *w, void *cand, void *offset, int j)
+{
+    static const size_t geometry[][2] = {{1, (size_t)-1},  {1, 16},          {8, (size_t)-1},
+                                         {16, (size_t)-1}, {32, (size_t)-1}, {64, (size_t)-1}};
+    size_t bytes = h->D * h->es;
+    memcpy(offset, w->x, bytes);
+    offset_binary_row(h, offset, j);
+    int taken = 0;
+    for (int m = -1; m < NCHAINS; m++)
+        for (size_t g = 0; g < (m < 0 ? 1 : sizeof geometry / sizeof geometry[0]); g++) {
+            memcpy(cand, offset, bytes);
+            if (m >= 0) align_chains(h, cand, m, geometry[g][0], geometry[g][1]);
+            score ns;
+            evaluate(h, cand, h->D, 0, &ns);
+            if (objective(w->obj, &ns) < 0) continue;
+            if (!taken) w->o = -INFINITY; /* the first in the domain replaces the pool row */
+            taken = 1;
+            if (objective(w->obj, &ns) >= w->o) w->chain = m, w->lanes = geometry[g][0], w->chunk = geometry[g][1];
+            take(h, w, cand, &ns);
+        }
 }
 
 /* The coordinate sweep: every element in turn, in index order or lane by lane (lanes = the
@@ -450,8 +547,8 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
     h.gamma = malloc(bytes), h.beta = malloc(bytes), h.y_ref = malloc(bytes);
     h.y_hi = malloc(D * sizeof *h.y_hi), h.y_lo = malloc(D * sizeof *h.y_lo);
     entry pool[NOBJ][POOL];
-    void *rows = malloc(START_ROWS * bytes), *cand = malloc(bytes);
-    if (!h.gamma || !h.beta || !h.y_ref || !h.y_hi || !h.y_lo || !rows || !cand) ln_die("out of memory");
+    void *rows = malloc(START_ROWS * bytes), *cand = malloc(bytes), *offset = malloc(bytes);
+    if (!h.gamma || !h.beta || !h.y_ref || !h.y_hi || !h.y_lo || !rows || !cand || !offset) ln_die("out of memory");
     for (int o = 0; o < NOBJ; o++) {
         h.best_x[o] = malloc(bytes);
         for (int i = 0; i < POOL; i++) {
@@ -506,13 +603,9 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
             if (from->o < 0) from = &pool[o][0];
             if (from->o < 0) continue; /* no built-in row inside the domain */
             memcpy(w.x, from->x, bytes);
-            w.obj = o, w.s = from->s, w.o = from->o;
+            w.obj = o, w.s = from->s, w.o = from->o, w.chain = -1;
             if (o == OBJ_RATIO && s % 2 == 1) { /* every other start at a large mean offset, if in the domain */
-                memcpy(cand, w.x, bytes);
-                offset_binary_row(&h, cand, s % 4 == 1 ? 10 : 5);
-                score ns;
-                evaluate(&h, cand, D, 0, &ns);
-                if (objective(o, &ns) >= 0) w.o = -INFINITY, take(&h, &w, cand, &ns);
+                offset_start(&h, &w, cand, offset, s % 4 == 1 ? 10 : 5);
             }
             /* half of the budget of each objective; the rest to the other */
             double obj_deadline = o == OBJ_RATIO ? deadline - (deadline - now_seconds()) / 2 : deadline;
@@ -534,6 +627,9 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
                 else {
                     const entry *other = &pool[o][below(&h.rng, POOL)];
                     random_move(&h, cand, other->o >= 0 ? other->x : w.x);
+                    /* a move upsets the roundings after it along its chain: half the time they are
+                     * lined up again, so moves explore rows that stay aligned */
+                    if (w.chain >= 0 && coin(&h.rng)) align_chains(&h, cand, w.chain, w.lanes, w.chunk);
                 }
                 score ns;
                 evaluate(&h, cand, D, 0, &ns);
@@ -563,7 +659,7 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
         free(h.best_x[o]);
         for (int i = 0; i < POOL; i++) free(pool[o][i].x);
     }
-    free(rows), free(cand);
+    free(rows), free(cand), free(offset);
     free(h.y_ref), free(h.y_hi), free(h.y_lo);
 }
 

@@ -8,9 +8,10 @@
  * the format's edges, cancelling pairs of large values, ranges copied between rows), by
  * constructing near-ties of the final rounding (an output steered to within 2^-34 ulp of a
  * rounding midpoint through the row's mean and variance), from rows at a large mean offset
- * (every other start), and by coordinate sweeps that try each element at +-2^k ulps through the
- * kernel itself (the last third of each start's ratio search), which line up the rounding errors
- * of any summation order. Candidates are scored against a double-double reference (screen.h);
+ * (every other start: every |y_i| the same, and the roundings of a model of the kernel's
+ * accumulators lined up one way, the model the kernel's own errors pick), and by coordinate
+ * sweeps that try each element at +-2^k ulps through the kernel itself (the last third of each
+ * start's ratio search), which line up the rounding errors of any summation order. Candidates are scored against a double-double reference (screen.h);
  * the best rows are confirmed with the MPFR reference, and only confirmed figures are reported.
  *
  * Deterministic for a given seed and --evals budget (a time budget stops wherever the clock

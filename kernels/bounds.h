@@ -99,14 +99,16 @@ static inline double ln_bound_welford_var(double n, double kappa)
  * (2) The means' roundings reach M2 through d_j, x_j - m_j and delta. Since d_j / j = m_j - m_{j-1}
  * and delta nb / n = mb - m, their effects telescope along the path to the root: to first order
  * a merge's rounding rho moves M2 by 2 n_A (m_A - mean) rho (the root's: 0), a chunk step's by
- * (2 P_j - d_j) rho_j, split as 2 j (m_A - mean) rho_j (nothing without merges) plus the rest.
+ * (2 P_j - d_j) rho_j: 2 j (m_A - mean) rho_j through the merges above its chunk A (none
+ * without merges), the rest through the chunk's own running means.
  * The |mean| parts: sum n_A |m_A - mean| <= sqrt(n S) over the merges of one height, and
  * sum_j |2 P_j - d_j| = sum_j |(2 + 1 / (j - 1)) P_{j-1} + y_j| <= T sqrt(m Q_A), T^2 the sum of
- * the squared column sums of those coefficients over m: k (T + 2 (H - 1)), in place of a term per
- * level that grows with the level (a lone chunk: sum_j (j - 2 / j) |d_j| <= T sqrt(m S_A),
- * T^2 = sum_j (j - 2 / j)^2 j / (j - 1) / m, the steps' own part). The others: 2 (1 + 3 sqrt(ratio)) per merge height below the
- * root (sum n_A (m_A - mean)^2 <= S, sum t <= S), 2 b_0 for the chunks' part through their
- * means, and G for the rest, sum_j |d_j| ((j - 1) / j |e_{j-1}| + |e_j|) <= ua G Q_A with
+ * the squared column sums of those coefficients over m: k (T + 2 (H - 1)), where a sum over the
+ * levels would grow with each level's depth. (A lone chunk: the own part alone,
+ * sum_j (j - 2 / j) |d_j| <= T sqrt(m S_A), T^2 = sum_j (j - 2 / j)^2 j / (j - 1) / m.)
+ * The rest: 2 (1 + 3 sqrt(ratio)) per merge height below the root (sum n_A (m_A - mean)^2 <= S,
+ * sum t <= S), 2 b_0 for the chunk steps through the merges, and G for their own part,
+ * sum_j |d_j| ((j - 1) / j |e_{j-1}| + |e_j|) <= ua G Q_A with
  * G^2 = sum_j j / (j - 1) (2 / j)^2 (sum_{i=2..j} sqrt(i) + 3 sqrt(j - 1 + H_{j-1}))^2.
  * (3) Second order: the squares of the parts' mean errors. */
 typedef struct {

@@ -384,8 +384,8 @@ static void test_cascade_bound_is_attained(void **state)
         double chunk, levels, ratio;
         int period;
     } trees[] = {{"f32-cascade-scalar", CASCADE_CHUNK, 6, 1, CASCADE_D}, /* 48 chunks */
-                 {"f32-welford-avx2", CASCADE_D / 32, 5, 2, 32},          /* 32 lanes of 24 */
-                 {"f32-welford-avx512", CASCADE_D / 64, 6, 2, 64}};       /* 64 lanes of 12 */
+                 {"f32-welford-avx2", CASCADE_D / 32, 5, 2, 32},         /* 32 lanes of 24 */
+                 {"f32-welford-avx512", CASCADE_D / 64, 6, 2, 64}};      /* 64 lanes of 12 */
     for (size_t t = 0; t < sizeof trees / sizeof *trees; t++) {
         const ln_kernel *k = ln_kernel_find(trees[t].name);
         if (!k || !ln_kernel_available(k)) continue;
@@ -399,8 +399,8 @@ static void test_cascade_bound_is_attained(void **state)
             ln_stats_bound b = ln_bound_cascade_stats(trees[t].chunk, trees[t].levels, trees[t].ratio, kappa, 0x1p-24);
             double err = cascade_error(k, x, of_var), claimed = of_var ? b.var : b.mean;
             const char *what = of_var ? "var" : "mean";
-            print_message("%s, %s steered: %.4g u, bound %.4g u (%.2f of it), kappa %.1f\n", k->name, what, err, claimed,
-                          err / claimed, kappa);
+            print_message("%s, %s steered: %.4g u, bound %.4g u (%.2f of it), kappa %.1f\n", k->name, what, err,
+                          claimed, err / claimed, kappa);
             if (!(err <= claimed)) fail_msg("%s: %s error %g u above its bound %g u", k->name, what, err, claimed);
             if (!(err >= claimed / 4))
                 fail_msg("%s: %s error %g u under a quarter of its bound %g u", k->name, what, err, claimed);

@@ -100,5 +100,5 @@ static double bound(size_t n, double kappa)
 #define AGREES_NONFINITE 0
 #define HOW                                                                                        \
     "fp32 Welford per lane (4 vector sets, shared 1/k), sets and lanes merged by Chan's formula; " \
-    "mean error ~(n/(8W) + log2(4W)) kappa u sigma, M2 rel. error ~(n/(2W sqrt 3) + 2 log2(4W)) "   \
+    "mean error ~(n/(8W) + log2(4W)) kappa u sigma, M2 rel. error ~(n/(2W sqrt 3) + 2 log2(4W)) "  \
     "kappa u; overflow or underflow rows redone in double"

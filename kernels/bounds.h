@@ -80,21 +80,75 @@ static inline double ln_bound_welford_var(double n, double kappa)
 }
 
 /* Welford over chunks of `chunk` elements, then the chunks' (count, mean, M2) merged with Chan's
- * formula, no element passing through more than `levels` merges. Chunks (Welford blocks above at
- * n = chunk): their mean errors average to at most 1.5 c_W ua (|mean| + sigma) (Cauchy-Schwarz
- * over the chunks' means and spreads), their M2 errors to the Welford relative error at
- * n = chunk with kappa the row's. Each merge level adds 4 ua (|mean| + sigma) to the mean (the
- * add, and three roundings on delta nb / n <= the children's spread) and to S 8 ua relative
- * (six roundings in delta^2 na nb / n, two additions) plus the children's mean errors through
- * delta: 2 |delta| nb |e_a - e_b| summed over a level is at most 4 c ua (kappa + 1) S, c the
- * children's mean constant. */
-static inline double ln_bound_cascade(double chunk, double levels, double kappa, double ua, double us)
+ * formula, m = ma + delta nb / n and M2 = Ma + Mb + delta^2 na nb / n (delta = mb - ma), in a
+ * tree of height at most `levels` (no element passes more merges) whose merges of a nonempty
+ * part a have nb <= ratio na. First order; y_i = x_i - mean, P_j = y_1 + .. + y_j within a
+ * chunk, Q_A = sum of y_i^2 over a part A (disjoint parts: at most S = n var <= n sigma^2),
+ * k = |mean| / sigma = sqrt(kappa^2 - 1), H = levels, H_j the harmonic numbers.
+ * Mean. Chunk step j >= 2 (step 1 is exact) rounds m_j = m_{j-1} + d_j / j by
+ * rho_j <= ua (|m_j| + 3 |d_j| / j) (the sum; d_j and d_j / j, or d_j * (1/j): three), and the
+ * later steps keep j / m of it; a merge rounds its mean by ua (|m| + 3 |delta| nb / n) and
+ * averages its children's errors. With |m_j| <= |mean| + |P_j| / j, Welford's identity
+ * sum_j d_j^2 (j - 1) / j = S_A <= Q_A, delta^2 na nb / n <= Q_A and Cauchy-Schwarz, a part of
+ * height h (a chunk: 0) has its mean off by at most ua (a_h |mean| + b_h sqrt(Q_A / n_A)):
+ * a_0 = (m + 1) / 2 - 1 / m, b_0 = (sqrt((m - 1)^2 + sum_{j<m} j^2) + 3 sqrt(m - 1 + H_{m-1}))
+ * / sqrt(m), a_{h+1} = a_h + 1, b_{h+1} = b_h + 1 + 3 sqrt(ratio). The row's: ua sigma (a_H k + b_H).
+ * M2, relative to n sigma^2, in ua. (1) The chunks' S_A and the merges' t = delta^2 na nb / n
+ * are >= 0 and sum to S; a chunk's terms carry three roundings and at most m - 2 additions, a t
+ * six and its addition, each two more additions per merge above: max(m + 1, 5) + 2H.
+ * (2) The means' roundings reach M2 through d_j, x_j - m_j and delta. Since d_j / j = m_j - m_{j-1}
+ * and delta nb / n = mb - m, their effects telescope along the path to the root: to first order
+ * a merge's rounding rho moves M2 by 2 n_A (m_A - mean) rho (the root's: 0), a chunk step's by
+ * (2 P_j - d_j) rho_j: 2 j (m_A - mean) rho_j through the merges above its chunk A (none
+ * without merges), the rest through the chunk's own running means.
+ * The |mean| parts: sum n_A |m_A - mean| <= sqrt(n S) over the merges of one height, and
+ * sum_j |2 P_j - d_j| = sum_j |(2 + 1 / (j - 1)) P_{j-1} + y_j| <= T sqrt(m Q_A), T^2 the sum of
+ * the squared column sums of those coefficients over m: k (T + 2 (H - 1)), where a sum over the
+ * levels would grow with each level's depth. (A lone chunk: the own part alone,
+ * sum_j (j - 2 / j) |d_j| <= T sqrt(m S_A), T^2 = sum_j (j - 2 / j)^2 j / (j - 1) / m.)
+ * The rest: 2 (1 + 3 sqrt(ratio)) per merge height below the root (sum n_A (m_A - mean)^2 <= S,
+ * sum t <= S), 2 b_0 for the chunk steps through the merges, and G for their own part,
+ * sum_j |d_j| ((j - 1) / j |e_{j-1}| + |e_j|) <= ua G Q_A with
+ * G^2 = sum_j j / (j - 1) (2 / j)^2 (sum_{i=2..j} sqrt(i) + 3 sqrt(j - 1 + H_{j-1}))^2.
+ * (3) Second order: the squares of the parts' mean errors. */
+typedef struct {
+    double mean; /* the row's mean is off by at most mean ua sigma */
+    double var;  /* var + eps by at most var ua relative */
+} ln_stats_bound;
+
+static inline ln_stats_bound ln_bound_cascade_stats(double chunk, double levels, double ratio, double kappa, double ua)
 {
-    double c = 1.5 * ln_bound_welford_mean_c(chunk);
-    double r = ln_bound_welford_var(chunk, kappa);
-    for (double l = 0; l < levels; l++, c += 4) r += 4 * c * (kappa + 1) + 8;
-    double dm = c * ua * (kappa + 1);
-    return ln_bound_mean(c, kappa, ua, us) + ln_bound_var(r * ua + dm * dm, us) + ln_bound_epilogue(ua, us);
+    double m = chunk, k = sqrt(fmax(kappa * kappa - 1.0, 0.0)), grow = 1 + 3 * sqrt(ratio);
+    double a = 0, harm = 0, sqrts = 0, c2 = (m - 1) * (m - 1), A2 = 0, G2 = 0;
+    for (double j = 2; j <= m; j++) {
+        harm += 1 / (j - 1); /* H_{j-1} */
+        sqrts += sqrt(j);
+        a += j / m;
+        c2 += (m - j + 1) * (m - j + 1);
+        A2 += (j - 2 / j) * (j - 2 / j) * j / (j - 1);
+        double f = 2 / j * (sqrts + 3 * sqrt(j - 1 + harm));
+        G2 += f * f * j / (j - 1);
+    }
+    double T2 = 0, harm_i = 0; /* column i of 2 P_j - d_j: 2 + 1 / (j - 1) for j > i, 1 for j = i */
+    for (double i = 1; i <= m; harm_i += 1 / i, i++) {
+        double c = (i == 1 ? 2 * (m - 1) : 1 + 2 * (m - i)) + harm - harm_i;
+        T2 += c * c;
+    }
+    double b = m > 1 ? (sqrt(c2) + 3 * sqrt(m - 1 + harm)) / sqrt(m) : 0, T = sqrt(T2 / fmax(m, 1));
+    if (levels == 0) T = sqrt(A2 / fmax(m, 1)); /* a lone chunk: its steps' own part only */
+    double below = fmax(levels - 1, 0), second = 0;
+    for (double h = 0; h < levels; h++) second += ((a + h) * k + b + h * grow) * ((a + h) * k + b + h * grow);
+    ln_stats_bound e;
+    e.mean = (a + levels) * k + b + levels * grow;
+    e.var = fmax(m + 1, 5) + 2 * levels + k * (T + 2 * below) + 2 * below * grow + (levels > 0 ? 2 * b : 0) + sqrt(G2) +
+            (second + e.mean * e.mean) * ua;
+    return e;
+}
+
+static inline double ln_bound_cascade(double chunk, double levels, double ratio, double kappa, double ua, double us)
+{
+    ln_stats_bound e = ln_bound_cascade_stats(chunk, levels, ratio, kappa, ua);
+    return LN_GAIN_ABS * e.mean * ua / us + ln_bound_var(e.var * ua, us) + ln_bound_epilogue(ua, us);
 }
 
 /* ---- Any gamma and beta ----

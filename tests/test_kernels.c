@@ -49,8 +49,8 @@ static void run_in_place(const ln_kernel *k, const ln_prepared *p, void *y)
     k->forward(&a);
 }
 
-/* The claims every kernel makes on one prepared case: its bound with the rows' largest kappa,
- * finite outputs where it claims a bound, statistics within the bound's implied error
+/* The claims every kernel makes on one prepared case: its bound (ln_judge: each row's, times the
+ * row's affine factor), finite outputs where it claims a bound, statistics within the bound's implied error
  * (mean to bound u sigma, rstd to bound u relative; accuracy.c measures the mean against
  * max(|mean|, sigma)), and in place (without statistics) bit-identical to out of place (with). */
 static void check_claims(const ln_kernel *k, const ln_prepared *p, ln_errors *e)
@@ -64,8 +64,10 @@ static void check_claims(const ln_kernel *k, const ln_prepared *p, ln_errors *e)
     double kappa = ln_kappa_max(p), bound = k->bound(c->D, kappa), u = ln_unit_roundoff(c->dtype);
     if (isfinite(bound)) {
         CHECK(e->nonfinite == 0, "%s on %s D=%zu: %zu non-finite outputs", k->name, c->dist.spec, c->D, e->nonfinite);
-        CHECK(e->max_norm <= bound, "%s on %s D=%zu eps=%g: normwise error %g u > bound %g u (kappa %g)", k->name,
-              c->dist.spec, c->D, c->eps, e->max_norm, bound, kappa);
+        ln_verdict v; /* each row's bound times its affine factor: y = beta where var < eps (D = 1) */
+        ln_judge(k, p, y, &v);
+        CHECK(v.verdict != LN_FAIL, "%s on %s D=%zu eps=%g: normwise error %g u > bound %g u (row %zu, kappa %g)",
+              k->name, c->dist.spec, c->D, c->eps, v.error, v.bound, v.row, kappa);
         CHECK(isnan(e->mean_relerr) || e->mean_relerr <= bound * u, "%s on %s D=%zu: mean error %g u > %g u", k->name,
               c->dist.spec, c->D, e->mean_relerr / u, bound);
         CHECK(isnan(e->rstd_relerr) || e->rstd_relerr <= bound * u, "%s on %s D=%zu: rstd error %g u > %g u", k->name,

@@ -321,6 +321,100 @@ static void test_summary_shows_nonfinite(void **state)
         fail_msg("summary shows dist %s, max %s, nonfinite %g, fails %g: %s", dist, max, nonfinite, fails, line);
 }
 
+/* ---- The cascade bound, term by term ----
+ * f32-cascade-scalar's and the Welford vector kernels' statistics against ln_bound_cascade_stats (bounds.h) on a row built to
+ * line its roundings up: mean 2^20 + 2^11 (every running mean just above a power of two, where a
+ * rounding costs the most relative to it), half of the chunks one sigma = 2^10 above, the others
+ * one below (kappa about 1026), each element then moved by up to 2 ulps, in order, to the
+ * value that pushes the kernel's own statistic furthest one way (its output through `mean` and
+ * `rstd`). At this kappa the bound's |mean| terms are nearly all of it, so a bound that is
+ * attained within a small factor here is tight where the search reaches (docs/hunt.md). */
+enum { CASCADE_D = 768, CASCADE_CHUNK = 16 };
+#define CASCADE_EPS 1e-5
+
+typedef struct {
+    double mean, var;
+} row_stats;
+
+static row_stats exact_stats(const float *x)
+{
+    double s = 0, q = 0; /* the sum is exact: multiples of 2^-3 below 2^31 */
+    for (int i = 0; i < CASCADE_D; i++) s += x[i];
+    double mean = s / CASCADE_D;
+    for (int i = 0; i < CASCADE_D; i++) q += (x[i] - mean) * (x[i] - mean);
+    return (row_stats){mean, q / CASCADE_D};
+}
+
+/* The kernel's error on one statistic, in units of u: the mean's relative to sigma, or var +
+ * eps's relative error (from rstd, which adds a few u of its own). */
+static double cascade_error(const ln_kernel *k, const float *x, int of_var)
+{
+    float y[CASCADE_D];
+    double mean, rstd;
+    ln_args a = {.rows = 1, .D = CASCADE_D, .x = x, .y = y, .eps = CASCADE_EPS, .mean = &mean, .rstd = &rstd};
+    k->forward(&a);
+    row_stats e = exact_stats(x);
+    double s2 = e.var + CASCADE_EPS;
+    return (of_var ? (1 / (rstd * rstd) - s2) / s2 : (mean - e.mean) / sqrt(s2)) / 0x1p-24;
+}
+
+static void steer(const ln_kernel *k, float *x, int of_var)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < CASCADE_D; i++) {
+            float keep = x[i], best_x = keep;
+            double best = cascade_error(k, x, of_var);
+            for (int t = -2; t <= 2; t++) {
+                x[i] = keep + (float)t * 0x1p-3f; /* ulp(2^20) */
+                double err = cascade_error(k, x, of_var);
+                if (err > best) best = err, best_x = x[i];
+            }
+            x[i] = best_x;
+        }
+}
+
+static void test_cascade_bound_is_attained(void **state)
+{
+    (void)state;
+    /* each kernel's tree (chunk length, height, merge ratio, as its bound states them), and the
+     * period of the row's +-sigma pattern that puts whole chunks on one side: the row's halves,
+     * or every other half of the lanes */
+    static const struct {
+        const char *name;
+        double chunk, levels, ratio;
+        int period;
+    } trees[] = {{"f32-cascade-scalar", CASCADE_CHUNK, 6, 1, CASCADE_D}, /* 48 chunks */
+                 {"f32-welford-avx2", CASCADE_D / 32, 5, 2, 32},         /* 32 lanes of 24 */
+                 {"f32-welford-avx512", CASCADE_D / 64, 6, 2, 64}};      /* 64 lanes of 12 */
+    for (size_t t = 0; t < sizeof trees / sizeof *trees; t++) {
+        const ln_kernel *k = ln_kernel_find(trees[t].name);
+        if (!k || !ln_kernel_available(k)) continue;
+        for (int of_var = 0; of_var < 2; of_var++) {
+            float x[CASCADE_D];
+            for (int i = 0; i < CASCADE_D; i++)
+                x[i] = 0x1p20f + 0x1p11f + (i % trees[t].period < trees[t].period / 2 ? 0x1p10f : -0x1p10f);
+            steer(k, x, of_var);
+            row_stats e = exact_stats(x);
+            double kappa = sqrt(1 + e.mean * e.mean / (e.var + CASCADE_EPS));
+            ln_stats_bound b = ln_bound_cascade_stats(trees[t].chunk, trees[t].levels, trees[t].ratio, kappa, 0x1p-24);
+            double err = cascade_error(k, x, of_var), claimed = of_var ? b.var : b.mean;
+            const char *what = of_var ? "var" : "mean";
+            print_message("%s, %s steered: %.4g u, bound %.4g u (%.2f of it), kappa %.1f\n", k->name, what, err,
+                          claimed, err / claimed, kappa);
+            if (!(err <= claimed)) fail_msg("%s: %s error %g u above its bound %g u", k->name, what, err, claimed);
+            if (!(err >= claimed / 4))
+                fail_msg("%s: %s error %g u under a quarter of its bound %g u", k->name, what, err, claimed);
+            double row[CASCADE_D]; /* and the verdict on the output */
+            for (int i = 0; i < CASCADE_D; i++) row[i] = x[i];
+            ln_prepared p;
+            prepare_rows(&p, LN_F32, row, CASCADE_D, 1, CASCADE_EPS, 1, NULL, NULL);
+            ln_verdict v = judged(k, &p);
+            assert_int_equal(v.verdict, LN_PASS);
+            ln_prepared_free(&p);
+        }
+    }
+}
+
 int main(void)
 {
     lnbench = getenv("LNBENCH");
@@ -328,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_overflow_and_underflow_rows), cmocka_unit_test(test_input_classification),
         cmocka_unit_test(test_user_weights_get_a_verdict),  cmocka_unit_test(test_fail_is_per_row),
         cmocka_unit_test(test_check_exit_status),           cmocka_unit_test(test_summary_shows_nonfinite),
+        cmocka_unit_test(test_cascade_bound_is_attained),
     };
     if (!lnbench) {
         fprintf(stderr, "test_verdicts: set LNBENCH to the lnbench binary (make test does)\n");

@@ -13,7 +13,7 @@ const ln_kernel ln_ext_torch_f32 = {
     .forward = forward,
     .how = "PyTorch 1.13 CPU layer norm (at::native::LayerNormKernel on the caller's buffers, one "
            "thread): fp32 Welford per vector lane over chunks of 16, cascaded (Chan), lanes merged "
-           "in turn; y = x*rstd + (-rstd*mean); var rel. error ~(16 + 4 c (log2(n/256) + 16)) kappa u",
+           "in turn; y = x*rstd + (-rstd*mean); var rel. error ~(50 + 2 log2(n/256)) kappa u",
     .bound = ln_torch_f32_bound,
     .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,

@@ -50,16 +50,20 @@ const char *ln_torch_capability(void);
  * each of the vector's L lanes (16 with AVX-512, 8 otherwise) runs Welford over chunks of 16 of
  * its elements, the chunks merge in a binary-counter cascade (ceil(log2(chunks)) levels), then
  * the lanes merge one after another into the scalar Welford of the n mod L tail elements: up to
- * L more levels. L = 16 covers L = 8 (one cascade level fewer, eight merges more). The epilogue
- * is y = (x * rstd + (-rstd * mean)) * gamma + beta: x * rstd and rstd * mean are each rounded
+ * L more levels; counted with L = 8's lanes (longer: one more cascade level) and 16 lane merges,
+ * it covers both. ATen merges the larger part into the smaller (the stack into its first slot, a
+ * lane into the tail's Welford), so nb / na is up to a lane's count, n / 8. The epilogue is
+ * y = (x * rstd + (-rstd * mean)) * gamma + beta: x * rstd and rstd * mean are each rounded
  * at |x| / sigma <= kappa + |xhat| before they cancel, 2 u (kappa + 1) more on xhat. */
 static inline double ln_torch_f32_bound(size_t n, double kappa)
 {
     const double u = 0x1p-24, lanes = 16, chunk = 16;
-    double per_lane = floor((double)n / lanes);
-    if (per_lane == 0) return ln_bound_cascade((double)n, 0, kappa, u, u) + ln_bound_mean(2, kappa, u, u);
+    double per_lane = floor((double)n / 8); /* with L = 8: the longer lanes */
+    if (per_lane == 0) return ln_bound_cascade((double)n, 0, 1, kappa, u, u) + ln_bound_mean(2, kappa, u, u);
+    /* the longest Welford run: a chunk, or the scalar tail (all of a row shorter than L = 16) */
+    double run = fmin(chunk, fmax(per_lane, fmin((double)n, lanes - 1)));
     double chunks = ceil(per_lane / chunk), levels = (chunks > 1 ? ceil(log2(chunks)) : 0) + lanes;
-    return ln_bound_cascade(per_lane < chunk ? per_lane : chunk, levels, kappa, u, u) + ln_bound_mean(2, kappa, u, u);
+    return ln_bound_cascade(run, levels, per_lane, kappa, u, u) + ln_bound_mean(2, kappa, u, u);
 }
 
 #ifdef __cplusplus

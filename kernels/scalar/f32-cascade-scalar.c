@@ -1,7 +1,9 @@
 /* Cascaded Welford LayerNorm in fp32, as PyTorch's CPU kernel does it: Welford's updates over
  * chunks of CHUNK elements, then the chunks' (count, mean, M2) merged pairwise with Chan's
  * formula in a binary-counter cascade, so no element passes through more than
- * ceil(log2(n / CHUNK)) merges and the error grows like kappa u log2 n instead of n kappa u. */
+ * ceil(log2(n / CHUNK)) merges and the error grows like kappa u log2 n instead of n kappa u
+ * (bounds.h ln_bound_cascade: a chunk's share is (CHUNK + 1) / 2 kappa u on the mean, and the
+ * merges' effects on M2 telescope, so each level adds a constant, not its depth). */
 #include <math.h>
 
 #include "bounds.h"
@@ -57,11 +59,12 @@ static void forward(const ln_args *a)
     }
 }
 
-/* bounds.h's cascade: chunks of CHUNK, ceil(log2(chunks)) merge levels. */
+/* bounds.h's cascade: chunks of CHUNK; the binary counter's tree has height ceil(log2(chunks))
+ * and merges the newer part into the older, never the larger (ratio 1). */
 static double bound(size_t n, double kappa)
 {
     double chunks = ceil((double)n / CHUNK), levels = chunks > 1 ? ceil(log2(chunks)) : 0;
-    return ln_bound_cascade(n < CHUNK ? (double)n : CHUNK, levels, kappa, 0x1p-24, 0x1p-24);
+    return ln_bound_cascade(n < CHUNK ? (double)n : CHUNK, levels, 1, kappa, 0x1p-24, 0x1p-24);
 }
 
 const ln_kernel ln_f32_cascade_scalar = {
@@ -69,8 +72,9 @@ const ln_kernel ln_f32_cascade_scalar = {
     .dtype = LN_F32,
     .forward = forward,
     .how = "fp32 Welford over chunks of 16, chunks merged pairwise (Chan) in a binary-counter "
-           "cascade, PyTorch-CPU-like; var rel. error ~(16 + 4 c log2(n/16)) kappa u, c ~ 24; rows "
-           "whose sums overflow or squares underflow redone in double",
+           "cascade, PyTorch-CPU-like; mean error ~(8.4 + L) kappa u sigma, var rel. error "
+           "~(18 + 2 L) kappa u over L = log2(n/16) merge levels; rows whose sums overflow or squares "
+           "underflow redone in double",
     .bound = bound,
     .domain = ln_domain_any_row,
     .agrees_nonfinite = 0,

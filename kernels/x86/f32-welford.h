@@ -85,21 +85,20 @@ static void forward(const ln_args *a)
     }
 }
 
-/* Each lane updates m = n/(4W) (+1) times; an update moves the mean by d/k with a few
- * roundings, so the mean is off by at most (2m + 2 log2 L + 4) u (|mean| + sigma) over L = 4W
- * lanes and the merges; M2 by Welford's m kappa u (Chan, Golub & LeVeque), constant 4 for the
- * inexact 1/k and the merges. */
+/* bounds.h's cascade: each lane is a Welford chunk of at most m = ceil(n / 4W) elements (1/k
+ * rounded, then one fma: the three roundings it counts per step), and the 4 sets and W lanes
+ * merge in a balanced tree of height log2(4W) whose parts' counts differ by at most one element
+ * per lane: nb <= 2 na (rows shorter than 4W: lanes of 0 or 1 element, nb <= 4W na). */
 static double bound(size_t n, double kappa)
 {
     const double u = 0x1p-24, lanes = ACC * VF_W;
-    double m = ceil((double)n / lanes) + 1.0, lg = log2(lanes), kp = kappa + 1.0;
-    double c = 2.0 * m + 2.0 * lg + 4.0;
-    return ln_bound_mean(c, kappa, u, u) +
-           ln_bound_var((4.0 * m + 4.0 * lg + 6.0) * kp * u + (c * u * kp) * (c * u * kp), u) + ln_bound_epilogue(u, u);
+    double m = ceil((double)n / lanes);
+    return ln_bound_cascade(m, log2(lanes), (double)n < lanes ? lanes : 2, kappa, u, u);
 }
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 0
 #define HOW                                                                                        \
     "fp32 Welford per lane (4 vector sets, shared 1/k), sets and lanes merged by Chan's formula; " \
-    "M2 rel. error <= 4 (n/(4W) + 2 log2(4W)) kappa u; overflow or underflow rows redone in double"
+    "mean error ~(n/(8W) + log2(4W)) kappa u sigma, M2 rel. error ~(n/(2W sqrt 3) + 2 log2(4W)) "  \
+    "kappa u; overflow or underflow rows redone in double"

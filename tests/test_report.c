@@ -2,7 +2,8 @@
  * p-values against exact enumeration, the report opening with the verdicts, never blaming or
  * crowning a kernel on a degenerate input, never showing a finite error for a kernel with
  * non-finite outputs, degrading without verdict columns; compare's exit status on identical
- * runs, a 20% slowdown and runs from another CPU. Run from the repository root (make test). */
+ * runs, a 20% slowdown (of a LayerNorm kernel, or of an op run's kernel in results/ops/) and runs
+ * from another CPU. Run from the repository root (make test). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +192,19 @@ static int compare(const char *base, const char *new_, const char *flags)
               lnbench, flags, test_dir, base, new_, test_dir);
 }
 
+/* Each string (up to NULL) is in the file of the test folder. */
+static void expect_in(const char *file, ...)
+{
+    char *text = slurp(test_path(file));
+    assert_non_null(text);
+    va_list ap;
+    va_start(ap, file);
+    for (const char *want; (want = va_arg(ap, const char *));)
+        if (!strstr(text, want)) fail_msg("%s has no '%s'", file, want);
+    va_end(ap);
+    free(text);
+}
+
 static void test_compare_exit_status(void **state)
 {
     (void)state;
@@ -198,15 +212,14 @@ static void test_compare_exit_status(void **state)
     assert_int_equal(compare("base", "same", ""), 0);
     /* every f32-twopass-avx512 repetition 20% slower */
     assert_int_equal(compare("base", "slow", ""), 1);
+    expect_in("compare.csv", "f32-twopass-avx512,f32-twopass-avx512/D:768/rows:341,cache,6,6,",
+              ",slower,GB/s,layernorm\n", NULL);
     char *csv = slurp(test_path("compare.csv"));
-    assert_non_null(csv);
-    assert_non_null(strstr(csv, "f32-twopass-avx512,f32-twopass-avx512/D:768/rows:341,cache,6,6,"));
-    assert_non_null(strstr(csv, ",slower,GB/s\n"));
     assert_null(strstr(csv, "ext-onednn-f32/D:768/rows:341,cache,6,6,24.9704,25.2099,1.00959,0.393939,slower"));
     free(csv);
+    expect_in("cmp", "4 slower, 0 faster, 2 same", NULL);
     char *out = slurp(test_path("cmp"));
     assert_null(strchr(out, '\033')); /* not a terminal: no colour codes */
-    assert_non_null(strstr(out, "4 slower, 0 faster, 2 same"));
     free(out);
     /* a 20% slowdown is within a 25% threshold */
     assert_int_equal(compare("base", "slow", "--threshold 25"), 0);
@@ -214,6 +227,27 @@ static void test_compare_exit_status(void **state)
     assert_int_equal(compare("base", "other-cpu", ""), 2);
     assert_int_equal(compare("base", "other-cpu", "--cross-machine"), 0);
     assert_int_equal(compare("base", "no-such-run", ""), 2);
+}
+
+/* tests/fixtures/compare/ops-*: results folders as make bench writes them, the LayerNorm run's
+ * bench.json (base's and same's) and an RMSNorm run in ops/bench-rmsnorm.json with its own
+ * probes (40 and 25 GB/s at 1M, against the LayerNorm run's 48 and 30) and two kernels; in
+ * ops-slow f32-rmsnorm-accurate-scalar is 20% slower, nothing else changed. */
+static void test_compare_op_runs(void **state)
+{
+    (void)state;
+    assert_int_equal(compare("ops-base", "ops-base", ""), 0);
+    /* the op run's kernel is gated, named with its op */
+    assert_int_equal(compare("ops-base", "ops-slow", ""), 1);
+    expect_in("cmp", "RMSNorm (rmsnorm):", "slower: rmsnorm f32-rmsnorm-accurate-scalar/D:768/rows:341",
+              "rmsnorm: geomean ratio over 2 kernel benchmarks", "1 slower, 0 faster, 7 same", NULL);
+    /* each run's probes stay with their op: 6 repetitions a side, not the two runs' 12 pooled */
+    expect_in("compare.csv", "f32-rmsnorm-accurate-scalar,f32-rmsnorm-accurate-scalar/D:768/rows:341,cache,6,6,",
+              ",slower,GB/s,rmsnorm\n", "probe-copy,probe-copy/bytes:1M,cache,6,6,47.7",
+              "probe-copy,probe-copy/bytes:1M,cache,6,6,39.8", NULL);
+    /* the op run's bench-rmsnorm.json given alone is that run, its op told by its name */
+    assert_int_equal(compare("ops-base/ops/bench-rmsnorm.json", "ops-slow/ops/bench-rmsnorm.json", ""), 1);
+    expect_in("cmp", "slower: rmsnorm f32-rmsnorm-accurate-scalar", NULL);
 }
 
 /* tests/fixtures/ops: bench.csv with LayerNorm, RMSNorm and LayerNorm backward kernels, the first
@@ -441,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_ops_and_threads_kept_apart),
         cmocka_unit_test(test_scaling_figures),
         cmocka_unit_test(test_compare_exit_status),
+        cmocka_unit_test(test_compare_op_runs),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

@@ -67,23 +67,32 @@ size_t ln_results_files(const char *dir, const char *name, char **paths, size_t 
     glob_t g;
     memset(&g, 0, sizeof g);
     if (glob(pattern, 0, NULL, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc && n < cap; i++)
+        for (size_t i = 0; i < g.gl_pathc && n < cap; i++) {
+            /* the op between the dash and the extension has no '.': ops/bench-OP.csv.meta.json,
+             * the sidecar, is not one of ops/bench-*.json */
+            const char *op = strrchr(g.gl_pathv[i], '/') + 1 + stem + 1;
+            if (memchr(op, '.', strlen(op) - (dot ? strlen(dot) : 0))) continue;
             if (asprintf(&paths[n++], "%s", g.gl_pathv[i]) < 0) ln_die("out of memory");
+        }
     globfree(&g);
     free(pattern);
     return n;
 }
 
-char *ln_json_beside(const char *csv_path)
+/* path with its extension (from the last '.' of the file name) replaced by ext */
+static char *swap_extension(const char *path, const char *from, const char *ext)
 {
-    size_t n = strlen(csv_path);
-    char *path = malloc(n + 8);
-    if (!path) ln_die("out of memory");
-    memcpy(path, csv_path, n + 1);
-    if (n > 4 && !strcmp(csv_path + n - 4, ".csv")) path[n - 4] = 0;
-    strcat(path, ".json");
-    return path;
+    size_t n = strlen(path), nf = strlen(from);
+    char *out = malloc(n + strlen(ext) + 1);
+    if (!out) ln_die("out of memory");
+    memcpy(out, path, n + 1);
+    if (n > nf && !strcmp(path + n - nf, from)) out[n - nf] = 0;
+    strcat(out, ext);
+    return out;
 }
+
+char *ln_json_beside(const char *csv_path) { return swap_extension(csv_path, ".csv", ".json"); }
+char *ln_csv_beside(const char *json_path) { return swap_extension(json_path, ".json", ".csv"); }
 
 int ln_path_exists(const char *path)
 {

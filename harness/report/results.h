@@ -86,6 +86,8 @@ size_t ln_results_files(const char *dir, const char *name, char **paths, size_t 
 /* The JSON a bench CSV has beside it: results/ops/bench-rmsnorm.csv -> .../bench-rmsnorm.json
  * (malloc'ed), as lnbench bench names it. */
 char *ln_json_beside(const char *csv_path);
+/* The other way: .../bench-rmsnorm.json -> .../bench-rmsnorm.csv (malloc'ed). */
+char *ln_csv_beside(const char *json_path);
 /* Whether path names anything / a directory. */
 int ln_path_exists(const char *path);
 int ln_path_is_dir(const char *path);

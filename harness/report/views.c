@@ -48,7 +48,12 @@ void ln_collect_ops(const ln_table *t, const char **ops, size_t *n)
         const char *op = ln_row_op(t, r);
         if (*op) ln_add_unique(ops, n, LN_MAX_OPS, op);
     }
-    for (size_t i = 1; i < *n; i++) /* insertion sort by rank: the others keep their order */
+    ln_sort_ops(ops, *n);
+}
+
+void ln_sort_ops(const char **ops, size_t n)
+{
+    for (size_t i = 1; i < n; i++) /* insertion sort by rank: the others keep their order */
         for (size_t j = i; j > 0 && op_rank(ops[j - 1]) > op_rank(ops[j]); j--) {
             const char *s = ops[j];
             ops[j] = ops[j - 1], ops[j - 1] = s;

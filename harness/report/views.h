@@ -22,6 +22,8 @@ int ln_backward_op(const char *op);
 /* Adds the ops of t's kernel rows to ops[0..*n), keeping the list in reading order (layernorm,
  * rmsnorm, layernorm-bwd, rmsnorm-bwd, then others as met). */
 void ln_collect_ops(const ln_table *t, const char **ops, size_t *n);
+/* Sorts ops[0..n) into that reading order. */
+void ln_sort_ops(const char **ops, size_t n);
 
 /* The thread count of row r: its threads column, 1 when absent or empty. */
 int ln_row_threads(const ln_table *t, size_t r);

@@ -12,13 +12,14 @@
 static const char compare_help[] =
     "usage: lnbench compare [--threshold PCT] [--cross-machine] [--out PATH] BASE NEW\n"
     "       lnbench compare [options] --base PATH [--base PATH...] --new PATH [--new PATH...]\n"
-    "BASE, NEW: a results folder, a bench.json, or a folder of runs (sub-folders each with a\n"
-    "bench.json, repetitions pooled). Several --base (or --new) make one side: repetitions pooled\n"
-    "(one CPU model, else exit 2), accuracy.csv files merged as lnbench merge does (the shards\n"
-    "of a split run; docs/shards.md). Per benchmark (kernel x D x rows; probes apart): median\n"
-    "GB/s of each side's repetitions, ratio new / base, two-sided Mann-Whitney U p-value, and a\n"
-    "verdict: slower / faster when the ratio is beyond the threshold with p < 0.05, else same.\n"
-    "Then the geomean ratio over kernels and the accuracy changes (accuracy.csv beside each run).\n"
+    "BASE, NEW: a results folder (bench.json and the op runs' ops/bench-OP.json), a bench JSON\n"
+    "file, or a folder of runs (sub-folders each a results folder, repetitions pooled). Several\n"
+    "--base (or --new) make one side: repetitions pooled (one CPU model, else exit 2), accuracy\n"
+    "files merged as lnbench merge does (the shards of a split run; docs/shards.md). Per op and\n"
+    "benchmark (kernel x D x rows; probes apart): median GB/s of each side's repetitions, ratio\n"
+    "new / base, two-sided Mann-Whitney U p-value, and a verdict: slower / faster when the ratio\n"
+    "is beyond the threshold with p < 0.05, else same. Then the geomean ratio over kernels (per\n"
+    "op) and the accuracy changes (the accuracy files beside each run).\n"
     "  --threshold PCT   default 5 (per cent)\n"
     "  --cross-machine   allow runs from different CPU models: compare fractions of each run's\n"
     "                    machine limit (its best probe in the regime) instead of GB/s\n"
@@ -26,7 +27,8 @@ static const char compare_help[] =
     "  --base PATH       a path of the base side; repeat for several (then no positional paths)\n"
     "  --new PATH        a path of the new side; likewise\n"
     "  --allow-missing   merge the accuracy shards there are when some of a split are missing\n"
-    "Exit status: 1 when a kernel is slower, 0 otherwise, 2 on bad input or different CPUs.\n";
+    "Exit status: 1 when a kernel of any op is slower (each named on a 'slower:' line), 0\n"
+    "otherwise, 2 on bad input or different CPUs.\n";
 
 int cmd_compare(int argc, char **argv)
 {

@@ -428,8 +428,7 @@ int ln_compare(const ln_compare_opts *o)
                 if (o->cross_machine) {
                     la = run_limit(&A, sa->regime, sa->op), lb = run_limit(&B, sb->regime, sb->op);
                     if (isnan(la) || isnan(lb)) {
-                        printf("%-48s %-6s no probe of this regime in both runs: not compared\n", sb->name,
-                               sb->regime);
+                        printf("%-48s %-6s no probe of this regime in both runs: not compared\n", sb->name, sb->regime);
                         continue;
                     }
                 }

@@ -37,7 +37,8 @@ LN_INLINE double acc_shift(const float *x, size_t n)
     const size_t m = n < VF_W ? n : VF_W, m0 = m < VD_W ? m : VD_W;
     const vf v = vf_load_part(x, m);
     const double mu = vf_sum(v) / (double)m;
-    const vd k = vd_set1(mu), lo = vd_keep(vd_sub(vd_from_lo(v), k), m0), hi = vd_keep(vd_sub(vd_from_hi(v), k), m - m0);
+    const vd k = vd_set1(mu), lo = vd_keep(vd_sub(vd_from_lo(v), k), m0),
+             hi = vd_keep(vd_sub(vd_from_hi(v), k), m - m0);
     const double var = vd_sum(vd_fma(lo, lo, vd_mul(hi, hi))) / (double)m;
     return mu * mu <= var ? 0.0 : mu;
 }
@@ -132,8 +133,7 @@ LN_INLINE void out_part(const float *x, float *y, const void *g, const void *b, 
     if (m1)
         vd_store_f32_part(
             y + i + VD_W,
-            out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b, wide, 0),
-            m1);
+            out_half(vd_load_f32_part(x + i + VD_W, m1), g, b, i + VD_W, m1, k, rstd, c, has_g, has_b, wide, 0), m1);
 }
 
 /* Normalizes x into y (shift K, d = S1/n, rstd) and, if has_next, takes the shifted sums of
@@ -210,7 +210,7 @@ typedef struct {
 
 /* Outputs i..i+VD_W of one row from gamma and beta already converted. */
 LN_INLINE void out_store(const float *x, float *y, size_t i, vd gv, vd bv, vd k, vd rstd, vd c, int has_g, int has_b,
-                          int zk)
+                         int zk)
 {
     vd_store_f32(y + i, out_vec(vd_load_f32(x + i), gv, bv, k, rstd, c, has_g, has_b, zk));
 }
@@ -391,7 +391,7 @@ static double bound(size_t n, double kappa)
 
 #define DOMAIN ln_domain_any_row
 #define AGREES_NONFINITE 1
-#define HOW                                                                                          \
-    "fp32 storage, double arithmetic in one pass: S1 = sum(x-K), S2 = sum(x-K)^2 about K = 0 or " \
+#define HOW                                                                                                      \
+    "fp32 storage, double arithmetic in one pass: S1 = sum(x-K), S2 = sum(x-K)^2 about K = 0 or "                \
     "the mean of the first W x (rows with (S1/n)^2 > var summed again about K + S1/n); double epilogue rounded " \
     "once; normwise <= 1 u + 25 (n/W + 8) 2^-29 u"

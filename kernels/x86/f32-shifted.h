@@ -162,8 +162,8 @@ LN_INLINE void group_body(row_group *G, const float *g, const float *b, const fl
          * call, so that block is still in L1 (+2-3% at D 4096-16384, docs/simd.md) */
         const size_t jn = (n - 1) / BLOCK * BLOCK - j, nlen = n - jn < BLOCK ? n - jn : BLOCK;
         for (size_t k = G->count; k-- > 0;)
-            f32_normalize_body(G->x[k] + jn, G->y[k] + jn, g ? g + jn : g, b ? b + jn : b, nlen, G->mean[k],
-                               G->rstd[k], has_g, has_b, stream);
+            f32_normalize_body(G->x[k] + jn, G->y[k] + jn, g ? g + jn : g, b ? b + jn : b, nlen, G->mean[k], G->rstd[k],
+                               has_g, has_b, stream);
         for (size_t k = 0; k < G->count1; k++)
             if (j < send) shifted_block(G->x1[k], j, send, G->K1[k], s[k], q[k]);
         if (pf)

@@ -396,14 +396,14 @@ static double chain_update(int model, double acc, double v, size_t k)
 }
 
 /* Makes every rounding of a model of the kernel's accumulators point one way, on an offset row
- * (where each one is up to half an ulp of a partial result about k times an element): the
- * chains are the elements c, c + lanes, c + 2 lanes, ... (a vector kernel's lanes), restarted
- * every `chunk` of their elements (Welford chunks); the k-th element of a chain moves by up to
- * min(k, ALIGN_ULPS) ulps (about the number of its positions against the accumulator's grid: a
- * sum k times an element, or a mean updated by 1/k of one) to the value whose update of its chain's accumulator, in the format's
- * arithmetic, rounds down the most. Random rows make these roundings a random walk, and the
- * sweep sees them only when enough line up to move an output's rounding; built this way, the
- * error of the mean grows linearly along every chain from the start. */
+ * (where each one is up to half an ulp of a partial result about k times an element): the chains
+ * are the elements c, c + lanes, c + 2 lanes, ... (a vector kernel's lanes), restarted every
+ * `chunk` of their elements (Welford chunks); the k-th element of a chain moves by up to min(k,
+ * ALIGN_ULPS) ulps (about the number of its positions against the accumulator's grid: a sum k
+ * times an element, or a mean updated by 1/k of one) to the value whose update of its chain's
+ * accumulator, in the format's arithmetic, rounds down the most. Random rows make these roundings
+ * a random walk, and the sweep sees them only when enough line up to move an output's rounding;
+ * built this way, the error of the mean grows linearly along every chain from the start. */
 enum { ALIGN_ULPS = 64 };
 
 static void align_chains(hunt *h, void *x, int model, size_t lanes, size_t chunk)
@@ -473,10 +473,11 @@ static void offset_start(hunt *h, walker *w, void *cand, void *offset, int j)
             if (m >= 0) align_chains(h, cand, m, geometry[g][0], geometry[g][1]);
             score ns;
             evaluate(h, cand, h->D, 0, &ns);
-            if (objective(w->obj, &ns) < 0) continue;
+            double o = objective(w->obj, &ns);
+            if (o < 0) continue;
             if (!taken) w->o = -INFINITY; /* the first in the domain replaces the pool row */
             taken = 1;
-            if (objective(w->obj, &ns) >= w->o) w->chain = m, w->lanes = geometry[g][0], w->chunk = geometry[g][1];
+            if (o >= w->o) w->chain = m, w->lanes = geometry[g][0], w->chunk = geometry[g][1];
             take(h, w, cand, &ns);
         }
 }

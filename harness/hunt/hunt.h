@@ -11,8 +11,9 @@
  * (every other start: every |y_i| the same, and the roundings of a model of the kernel's
  * accumulators lined up one way, the model the kernel's own errors pick), and by coordinate
  * sweeps that try each element at +-2^k ulps through the kernel itself (the last third of each
- * start's ratio search), which line up the rounding errors of any summation order. Candidates are scored against a double-double reference (screen.h);
- * the best rows are confirmed with the MPFR reference, and only confirmed figures are reported.
+ * start's ratio search), which line up the rounding errors of any summation order. Candidates
+ * are scored against a double-double reference (screen.h); the best rows are confirmed with the
+ * MPFR reference, and only confirmed figures are reported.
  *
  * Deterministic for a given seed and --evals budget (a time budget stops wherever the clock
  * says); the search is split into independent starts, so shards (start s runs on shard

@@ -1,13 +1,13 @@
 /* Near-correctly-rounded fp32 LayerNorm: fp32 storage, double arithmetic, one pass over memory.
  * Each row's statistics come from one pass about a shift K (0 when its first W elements look
- * centred, else their mean, in double: acc_shift): S1 = sum (x - K), S2 = sum (x - K)^2 in double (the shifted-data algorithm of
- * Chan, Golub & LeVeque: relative error ~ n u_d (1 + t^2), t = |mean - K| / sigma, with
- * u_d = 2^-53), so mean = K + S1/n is kept as that pair (its float rounding is never taken) and
- * var = S2/n - (S1/n)^2. A row whose shift is more than about one sigma off ((S1/n)^2 > var) is
- * summed once more about K + S1/n, which is then within ~n u_d sigma of the mean. Each output is
- * fma(fma(x - K, rstd, -(S1/n) rstd), gamma, beta) in double, rounded once to float: its error
- * before that rounding is ~1e-15 of max|y|, so nearly every output is the correctly rounded
- * one, at any offset, and exactly beta on constant rows.
+ * centred, else their mean, in double: acc_shift): S1 = sum (x - K), S2 = sum (x - K)^2 in double
+ * (the shifted-data algorithm of Chan, Golub & LeVeque: relative error ~ n u_d (1 + t^2), t =
+ * |mean - K| / sigma, with u_d = 2^-53), so mean = K + S1/n is kept as that pair (its float
+ * rounding is never taken) and var = S2/n - (S1/n)^2. A row whose shift is more than about one
+ * sigma off ((S1/n)^2 > var) is summed once more about K + S1/n, which is then within ~n u_d sigma
+ * of the mean. Each output is fma(fma(x - K, rstd, -(S1/n) rstd), gamma, beta) in double, rounded
+ * once to float: its error before that rounding is ~1e-15 of max|y|, so nearly every output is the
+ * correctly rounded one, at any offset, and exactly beta on constant rows.
  * Rows go through a two-row pipeline (one loop normalizes row r from cache and sums row r+1
  * from memory; streaming, it prefetches row r+2 into L2 and writes y with non-temporal
  * stores), so x is read from memory once. Floats are widened VD_W at a time by conversions

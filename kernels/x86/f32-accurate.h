@@ -13,14 +13,17 @@
  * stores), so x is read from memory once. Floats are widened VD_W at a time by conversions
  * that take their operand from memory and rounded back VD_W at a time (packed W at a time
  * for the non-temporal stores, whole lines with AVX-512);
- * gamma and beta are widened once per call for short rows, converted VD_W at a time for long
- * ones, which with AVX-512 and in cache go two rows at a time (normalize r and r+1, sum r+2
- * and r+3) so that each conversion of gamma and beta serves two rows. The conversions and the
+ * gamma and beta are widened once per call for short rows (beta 1 KiB off gamma modulo 4 KiB:
+ * beta_at), converted VD_W at a time for long ones, which with AVX-512 and in cache go two
+ * rows at a time (normalize r and r+1, sum r+2 and r+3) so that each conversion of gamma and
+ * beta serves two rows. The conversions and the
  * double arithmetic (10 uops per W inputs for the sums, 14 for the outputs, 8 more for gamma
  * and beta of long rows, 4 in pairs; 2 fewer each in the sums and outputs with K = 0) are this
  * kernel's cost. A float-float epilogue (y from float pairs, 16 lanes,
  * no conversion) needs two exact products and two two-sums per output: 21-23 fp32 operations
- * per W against 14 uops here, measured no faster (docs/simd.md).
+ * per W against 14 uops here, measured no faster (docs/simd.md). Nor did keeping x - K in
+ * double between the sums and the outputs (two rows of doubles in L1: no conversion in the
+ * epilogue, but two more stores per W): -5 to +1% in cache at D 768-1024, slower from memory.
  * Included by f32-accurate-avx2.c and f32-accurate-avx512.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +57,13 @@ LN_INLINE void dev_add(vd xd, vd k, int zk, vd *s, vd *q)
     *q = vd_fma(d, d, *q);
 }
 
+/* W elements at x into the sums: the low half into s0, q0, the high half into sh, qh. */
+LN_INLINE void dev_add_w(const float *x, vd k, int zk, vd *s0, vd *q0, vd *sh, vd *qh)
+{
+    dev_add(vd_load_f32(x), k, zk, s0, q0);
+    dev_add(vd_load_f32(x + VD_W), k, zk, sh, qh);
+}
+
 /* sum (x - K) and sum (x - K)^2 over x[j..n) in double, added to the partial sums the caller
  * started on x[0..j) (j a multiple of W): the low half of each W-block goes to s[0], q[0] and
  * the high half to s[1], q[1], wherever the loop was entered, so a row summed inside the
@@ -62,10 +72,7 @@ LN_INLINE void dev_from(const float *x, size_t n, size_t j, double K, vd s[2], v
 {
     const vd k = vd_set1(K);
     vd s0 = s[0], sh = s[1], q0 = q[0], qh = q[1]; /* named: kept in registers */
-    for (; j + VF_W <= n; j += VF_W) {
-        dev_add(vd_load_f32(x + j), k, 0, &s0, &q0);
-        dev_add(vd_load_f32(x + j + VD_W), k, 0, &sh, &qh);
-    }
+    for (; j + VF_W <= n; j += VF_W) dev_add_w(x + j, k, 0, &s0, &q0, &sh, &qh);
     if (j < n) {
         /* lanes past the end load 0, so their d is -K: zeroed before accumulating */
         size_t m = n - j, m0 = m < VD_W ? m : VD_W, m1 = m - m0;
@@ -140,7 +147,11 @@ LN_INLINE void out_part(const float *x, float *y, const void *g, const void *b, 
  * the next row xn about Kn; prefetches the row pf (or none: NULL) into L2 meanwhile.
  * stream: non-temporal stores from the first vector-aligned y on, a whole W floats each (with
  * AVX-512 a whole line: two 32-byte halves measured 5% slower from memory, docs/simd.md).
- * zk: K and Kn are +0 (the loop subtracts neither). */
+ * zk: K and Kn are +0 (the loop subtracts neither).
+ * Each step loads the next row's W floats before it stores y's: when 4 n is a multiple of
+ * 4 KiB, y + i and xn + i (x and y allocated alike) share their low 12 bits, and a load after a
+ * store to such an address waits for it (4K aliasing). Loads first measured +3-6% from memory
+ * at D 1024 and 4096, -2 to +4% in cache (docs/simd.md, eighth round). */
 LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void *b, double K, double d, double rstd_d,
                              const float *xn, double Kn, const float *pf, size_t n, double *s1, double *s2, int has_g,
                              int has_b, int has_next, int stream, int wide, int zk)
@@ -152,14 +163,11 @@ LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void
     if (i) out_part(x, y, g, b, 0, i, k, rstd, c, has_g, has_b, wide);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
         if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* W floats: one line or half of one */
+        if (has_next) dev_add_w(xn + j, kn, zk, &s0, &q0, &sh, &qh);
         vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b, wide, zk);
         vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b, wide, zk);
         if (stream) vf_stream(y + i, vf_from_vd(lo, hi));
         else vd_store_f32(y + i, lo), vd_store_f32(y + i + VD_W, hi);
-        if (has_next) {
-            dev_add(vd_load_f32(xn + j), kn, zk, &s0, &q0);
-            dev_add(vd_load_f32(xn + j + VD_W), kn, zk, &sh, &qh);
-        }
     }
     if (i < n) out_part(x, y, g, b, i, n - i, k, rstd, c, has_g, has_b, wide);
     if (has_next) {
@@ -234,10 +242,8 @@ LN_INLINE void pair_body(acc_pair *p, const float *g, const float *b, size_t n, 
         out_store(x0, y0, i + VD_W, gv, bv, k0, rstd0, c0, has_g, has_b, zk);
         out_store(x1, y1, i + VD_W, gv, bv, k1, rstd1, c1, has_g, has_b, zk);
         if (has_next) {
-            dev_add(vd_load_f32(xn0 + i), kn0, zk, &s0, &q0);
-            dev_add(vd_load_f32(xn0 + i + VD_W), kn0, zk, &sh, &qh);
-            dev_add(vd_load_f32(xn1 + i), kn1, zk, &t0, &u0);
-            dev_add(vd_load_f32(xn1 + i + VD_W), kn1, zk, &th, &uh);
+            dev_add_w(xn0 + i, kn0, zk, &s0, &q0, &sh, &qh);
+            dev_add_w(xn1 + i, kn1, zk, &t0, &u0, &th, &uh);
         }
     }
     if (i < n) {
@@ -269,25 +275,34 @@ static void pair(acc_pair *p, const float *g, const float *b, size_t n)
  * Outputs are the same bits either way (float to double is exact). */
 #define GB_FLOAT_MIN_D 4096
 
+/* Where the widened beta starts after gamma, in doubles: n rounded up to 4 KiB, plus 1 KiB.
+ * Right after gamma (8 n bytes on), rows of D a multiple of 512 put gamma[i] and beta[i] at the
+ * same address modulo 4 KiB, and from memory such rows ran 5-10% (D 1024) to 17-23% (D 2048,
+ * 3072) slower (docs/simd.md, eighth round). */
+static size_t beta_at(size_t n) { return (n + 511) / 512 * 512 + 128; }
+
 /* gamma and beta widened to double once per call (NULL stays NULL), so no row converts them,
- * into a per-thread buffer that only grows: no allocation (and no page faults) per call. */
+ * into a per-thread buffer that only grows: no allocation (and no page faults) per call. The
+ * buffer starts on a page, so that where gamma and beta fall modulo 4 KiB is beta_at's choice,
+ * not the allocator's (in cache the same code ran up to 10% apart with two heap addresses). */
 static void widen(const float *g, const float *b, size_t n, double **gd, double **bd)
 {
     static _Thread_local double *buf;
     static _Thread_local size_t cap;
-    if (2 * n > cap) {
+    const size_t at = beta_at(n);
+    if (at + n > cap) {
         free(buf);
-        cap = 2 * n;
-        buf = malloc(cap * sizeof *buf);
+        cap = (at + n + 511) / 512 * 512; /* whole pages, as aligned_alloc wants a multiple */
+        buf = aligned_alloc(4096, cap * sizeof *buf);
         if (!buf) {
             fprintf(stderr, "f32-accurate: out of memory\n");
             exit(1);
         }
     }
     *gd = g ? buf : NULL;
-    *bd = b ? buf + n : NULL;
+    *bd = b ? buf + at : NULL;
     for (size_t i = 0; g && i < n; i++) buf[i] = g[i];
-    for (size_t i = 0; b && i < n; i++) buf[n + i] = b[i];
+    for (size_t i = 0; b && i < n; i++) buf[at + i] = b[i];
 }
 
 /* d and rstd of the row x from its sums about *K; a row whose shift was off is summed again

@@ -363,7 +363,8 @@ static void test_rows_match_alone(void **s)
     const size_t big = (size_t)33 << 20;
     const struct {
         size_t D, rows;
-    } cases[] = {{8192, 7}, {8200, 7}, {16384, 6}, {4096, big / 2 / 4096}, {4100, big / 2 / 4100}};
+    } cases[] = {
+        {8192, 7}, {8200, 7}, {16384, 6}, {4096, big / 2 / 4096}, {4100, big / 2 / 4100}, {16384, big / 2 / 16384}};
     size_t checked = 0;
     for (int t = LN_F16; t <= LN_BF16; t++)
         for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

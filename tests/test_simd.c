@@ -383,14 +383,14 @@ static void test_accurate_long_bad_shifts_within_bound(void **state)
 }
 
 /* Outputs of 32 MiB and more go out with non-temporal stores and, in some kernels, through
- * other row schedules (prefetching pipelines, row by row): every fp32 SIMD kernel must give the
- * rows of such a call the bits of the same rows computed alone (in cache), bad shifts
- * (the first 32 elements 100 above the rest, every fourth row) included. */
+ * other row schedules (prefetching pipelines, row by row, two rows in alternating chunks): every
+ * fp32 SIMD kernel must give the rows of such a call the bits of the same rows computed alone (in
+ * cache), bad shifts (the first 32 elements 100 above the rest, every fourth row) included. */
 static void test_streaming_rows_match(void **state)
 {
     (void)state;
-    const size_t dims[] = {1024, 4096}, bytes = (size_t)33 << 20;
-    for (size_t ni = 0; ni < 2; ni++) {
+    const size_t dims[] = {1024, 4096, 16384}, bytes = (size_t)33 << 20;
+    for (size_t ni = 0; ni < 3; ni++) {
         const size_t D = dims[ni], rows = bytes / 4 / D,
                      check[] = {0, 1, 2, rows / 2, rows / 2 + 1, rows - 2, rows - 1};
         float *x = malloc(rows * D * 4), *y = malloc(rows * D * 4), *y1 = malloc(D * 4), *g = malloc(D * 4),

@@ -141,12 +141,15 @@ static inline int half_shifted_stats(double s1, double s2, float K, size_t n, do
 #define HALF_PAIR_MIN_D 8192        /* in cache */
 #define HALF_PAIR_MIN_D_STREAM 4096 /* streaming from memory */
 
-/* Streaming rows shorter than 8192 prefetch the rows two ahead shifted by HALF_PAIR_AHEAD
- * elements (4 KiB), so that memory keeps reading while a pair's last blocks and the next pair's
- * start run from cache: +5-8% at D 4096 (four runs), 0-6% slower at D 8192 and 16384, which
- * prefetch the rows themselves (docs/lowp.md). */
+/* Streaming rows shorter than HALF_PAIR_NEAR_MIN_D prefetch the rows two ahead shifted by
+ * HALF_PAIR_AHEAD elements (4 KiB), so that memory keeps reading while a pair's last blocks and
+ * the next pair's start run from cache: +5-8% at D 4096 (four runs, docs/lowp.md). Longer rows
+ * prefetch the rows being summed, HALF_PAIR_NEAR elements (512 B) ahead of the sums (their last
+ * lines reach into the next pair): on Sapphire Rapids +6-10% at D 8192 and +12-17% at 16384
+ * against prefetching the next pair, 1-2% slower at 4096 (docs/simd.md, eighth round). */
 #define HALF_PAIR_AHEAD 2048
-#define HALF_PAIR_AHEAD_MAX_D 8192
+#define HALF_PAIR_NEAR 256
+#define HALF_PAIR_NEAR_MIN_D 8192
 
 /* The block of outputs at element i of rows x0 and x1 (constants c0, c1). */
 LN_INLINE void half_norm_pair_block(ln_dtype t, const uint16_t *x0, const uint16_t *x1, uint16_t *y0, uint16_t *y1,
@@ -232,9 +235,9 @@ static inline void half_shifted_pairs(const ln_args *a, ln_dtype t, int epi, int
         uint16_t *y0 = Y + r * n;
         if (cnt == 2 && cnt2 == 2 && ok[0] && ok[1] && e[0] == e[1]) {
             K[0] = half_shift_of(t, x2, n), K[1] = half_shift_of(t, x2 + n, n);
-            const uint16_t *pf = NULL; /* rows r+4 and r+5 */
-            if (stream && r + 6 <= rows)
-                pf = x2 + 2 * n + (n < HALF_PAIR_AHEAD_MAX_D && r + 7 <= rows ? HALF_PAIR_AHEAD : 0);
+            const uint16_t *pf = NULL; /* rows r+2 and r+3 just ahead of their sums, or r+4 and r+5 */
+            if (stream && n >= HALF_PAIR_NEAR_MIN_D) pf = r + 5 <= rows ? x2 + HALF_PAIR_NEAR : NULL;
+            else if (stream && r + 6 <= rows) pf = x2 + 2 * n + (r + 7 <= rows ? HALF_PAIR_AHEAD : 0);
             half_shifted_pair(t, x0, y0, mean[0], rstd[0], mean[1], rstd[1], g, b, x2, K[0], K[1], pf, n, s1, s2, e[0],
                               stream);
         } else {

@@ -291,17 +291,6 @@ LN_INLINE void half_pipeline3_body(ln_dtype t, const uint16_t *x0, uint16_t *y, 
     *sum2 = half_row_sum_from(t, x2, n, j, s);
 }
 
-static inline void half_pipeline3(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                                  float mean, float rstd, const uint16_t *x1, float mean1, const uint16_t *x2,
-                                  const uint16_t *pf, size_t n, double *ss1, double *sum2, int epi, int stream)
-{
-#define CASE(G, B)                                                                                           \
-    (stream ? half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 1) \
-            : half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 0))
-    LN_SPECIALIZE_GB(g, b, CASE);
-#undef CASE
-}
-
 /* The three-row pipeline over all rows; sum[], ss[] hold rows r, r+1, r+2 (index mod 3). */
 static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int epi, int stream)
 {
@@ -321,9 +310,14 @@ static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int epi, int
         const int ok = half_stats(sum[k0], ss[k0], n, a->eps, &mean, &rstd);
         if (ok) mean_out = mean, rstd_out = rstd;
         else ln_half_row_f64(t, x0, y, g, b, n, a->eps, &mean_out, &rstd_out);
-        if (r + 2 < rows && ok) {
-            half_pipeline3(t, x0, y, g, b, mean, rstd, x1, half_mean(sum[k1], n), x2, r + 3 < rows ? x2 + n : NULL, n,
-                           &ss[k1], &sum[k2], epi, stream);
+        if (r + 2 < rows && ok) { /* the pipeline, specialized on gamma, beta and stream */
+            const float mean1 = half_mean(sum[k1], n);
+            const uint16_t *pf = r + 3 < rows ? x2 + n : NULL;
+#define CASE(G, B)                                                                                                   \
+    (stream ? half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, &ss[k1], &sum[k2], G, B, epi, 1) \
+            : half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, &ss[k1], &sum[k2], G, B, epi, 0))
+            LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
         } else {
             /* the last two rows, or after the double path: the stages one by one */
             if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, epi, stream);

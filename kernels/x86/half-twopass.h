@@ -201,6 +201,39 @@ LN_INLINE void half_norm_block(ln_dtype t, const uint16_t *x, uint16_t *y, const
                      stream);
 }
 
+/* gamma and beta widened once per call into fp32 (the two vectors of each block one after the
+ * other, as half_block_load gives them; NULL where absent), for the fp32 epilogue of rows that
+ * stay in cache: its block then loads them instead of converting them for every row. */
+typedef struct {
+    const float *g, *b;
+} hwide;
+
+/* The first n - n % HB elements of gamma and beta (those present) widened into gw and bw. */
+LN_INLINE hwide half_widen_gb(ln_dtype t, const uint16_t *g, const uint16_t *b, size_t n, float *gw, float *bw)
+{
+    for (size_t i = 0; i + HB <= n; i += HB) {
+        if (g) {
+            vf_pair v = half_block_load(t, g + i);
+            vf_store(gw + i, v.a), vf_store(gw + i + VF_W, v.b);
+        }
+        if (b) {
+            vf_pair v = half_block_load(t, b + i);
+            vf_store(bw + i, v.a), vf_store(bw + i + VF_W, v.b);
+        }
+    }
+    return (hwide){g ? gw : NULL, b ? bw : NULL};
+}
+
+/* half_norm_block's fp32 epilogue with gamma and beta already widened (same bits). */
+LN_INLINE void half_norm_block_wide(ln_dtype t, const uint16_t *x, uint16_t *y, hwide w, size_t i, hconst c, int has_g,
+                                    int has_b, int stream)
+{
+    const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
+    const vf_pair gv = has_g ? (vf_pair){vf_load(w.g + i), vf_load(w.g + i + VF_W)} : none;
+    const vf_pair bv = has_b ? (vf_pair){vf_load(w.b + i), vf_load(w.b + i + VF_W)} : none;
+    half_block_store(t, y + i, half_norm(half_block_load(t, x + i), gv, bv, c, has_g, has_b, HALF_EPI_F32), stream);
+}
+
 /* Outputs i..n-1 (with stream, y + i must be vector-aligned): the rest of a row whose bulk a
  * row pipeline normalized, or all of it. */
 LN_INLINE void half_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,

@@ -354,17 +354,25 @@ static void test_kernel_blocks(void **s)
 
 /* Every 16-bit SIMD kernel gives each row of a call the bits (and statistics) of the same row
  * computed alone, whatever row schedule the call took: rows two by two (long rows, in cache and
- * streamed), pairs broken by a rejected shift (the first 32 elements of every fourth row 100 above
- * the rest), an odd last row, tails (D not a multiple of the block), outputs of 33 MiB
- * (non-temporal stores). */
+ * streamed), gamma and beta widened once per call (shorter rows in cache; a row alone converts
+ * them block by block), pairs broken by a rejected shift (the first 32 elements of every fourth
+ * row 100 above the rest), an odd last row, tails (D not a multiple of the block), outputs of
+ * 33 MiB (non-temporal stores). */
 static void test_rows_match_alone(void **s)
 {
     (void)s;
     const size_t big = (size_t)33 << 20;
     const struct {
         size_t D, rows;
-    } cases[] = {
-        {8192, 7}, {8200, 7}, {16384, 6}, {4096, big / 2 / 4096}, {4100, big / 2 / 4100}, {16384, big / 2 / 16384}};
+    } cases[] = {{1000, 9},
+                 {1024, 9},
+                 {4096, 5},
+                 {8192, 7},
+                 {8200, 7},
+                 {16384, 6},
+                 {4096, big / 2 / 4096},
+                 {4100, big / 2 / 4100},
+                 {16384, big / 2 / 16384}};
     size_t checked = 0;
     for (int t = LN_F16; t <= LN_BF16; t++)
         for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

@@ -81,11 +81,11 @@ LN_INLINE void half_shifted_row_sums(ln_dtype t, const uint16_t *x, size_t n, fl
 }
 
 /* Normalizes x0 into y (mean, rstd) and takes the shifted sums of x1 about K1; prefetches the
- * row pf (or none: NULL) into L2. */
+ * row pf (or none: NULL) into L2. wide (fp32 epilogue only): gamma and beta from w (half_widen_gb). */
 LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
-                                          const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
-                                          const uint16_t *pf, size_t n, double *s1, double *s2, int has_g, int has_b,
-                                          int epi, int stream)
+                                          const uint16_t *b, hwide w, float mean, float rstd, const uint16_t *x1,
+                                          float K1, const uint16_t *pf, size_t n, double *s1, double *s2, int has_g,
+                                          int has_b, int epi, int stream, int wide)
 {
     const hconst c = half_consts(mean, rstd, epi);
     const vf k = vf_set1(K1);
@@ -94,8 +94,13 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
-        half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
-        half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
+        if (wide) {
+            half_norm_block_wide(t, x0, y, w, i, c, has_g, has_b, stream);
+            half_norm_block_wide(t, x0, y, w, i + HB, c, has_g, has_b, stream);
+        } else {
+            half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
+            half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
+        }
         shifted_step(&s, &q, half_block_load(t, x1 + j), half_block_load(t, x1 + j + HB), k);
     }
     half_normalize_from(t, x0, y, g, b, i, n, c, has_g, has_b, epi, stream);
@@ -103,11 +108,16 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
 }
 
 static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
-                                         const uint16_t *b, float mean, float rstd, const uint16_t *x1, float K1,
-                                         const uint16_t *pf, size_t n, double *s1, double *s2, int epi, int stream)
+                                         const uint16_t *b, hwide w, float mean, float rstd, const uint16_t *x1,
+                                         float K1, const uint16_t *pf, size_t n, double *s1, double *s2, int epi,
+                                         int stream, int wide)
 {
-#define BODY(G, B, E, S) half_shifted_pipeline_body(t, x0, y, g, b, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, S)
-    LN_SPECIALIZE_GB(g, b, HALF_CASE);
+#define BODY(G, B, E, S) half_shifted_pipeline_body(t, x0, y, g, b, w, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, S, 0)
+#define WIDE(G, B) \
+    half_shifted_pipeline_body(t, x0, y, g, b, w, mean, rstd, x1, K1, pf, n, s1, s2, G, B, HALF_EPI_F32, 0, 1)
+    if (wide) LN_SPECIALIZE_GB(g, b, WIDE);
+    else LN_SPECIALIZE_GB(g, b, HALF_CASE);
+#undef WIDE
 #undef BODY
 }
 
@@ -150,6 +160,12 @@ static inline int half_shifted_stats(double s1, double s2, float K, size_t n, do
 #define HALF_PAIR_AHEAD 2048
 #define HALF_PAIR_NEAR 256
 #define HALF_PAIR_NEAR_MIN_D 8192
+
+/* AVX-512, in cache, fp32 epilogue: rows up to this long take gamma and beta widened once per
+ * call (half_widen_gb), which their fp32 copies (8 bytes an element) and the rows x, x + 1 and y
+ * still leave in L1. Measured on Sapphire Rapids (docs/lowp.md): f16-f32acc-shifted-avx512
+ * +20-27% at D 768-4096, bf16-f32acc-shifted-avx512bf16 +10-13% at D 768-2048, level at 4096. */
+#define HALF_WIDE_MAX_D 4096
 
 /* The block of outputs at element i of rows x0 and x1 (constants c0, c1). */
 LN_INLINE void half_norm_pair_block(ln_dtype t, const uint16_t *x0, const uint16_t *x1, uint16_t *y0, uint16_t *y1,
@@ -257,19 +273,11 @@ static inline void half_shifted_pairs(const ln_args *a, ln_dtype t, int epi, int
     }
 }
 
-/* epi: HALF_EPI_F32, or HALF_EPI_F16 (f16 in a file built with AVX512-FP16). */
-static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
+/* The rows through the two-row pipeline; wide (a constant): the fp32 epilogue with gamma and beta
+ * widened in w. */
+LN_INLINE void half_shifted_rows(const ln_args *a, ln_dtype t, int epi, int stream, hwide w, int wide)
 {
     const size_t n = a->D, rows = a->rows;
-    if (n == 0 || rows == 0) return; /* nothing to normalize: no statistics either */
-    const int stream = rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
-#if VF_W == 16 /* AVX2's 16 registers would not hold the two rows' sums */
-    if (stream ? n >= HALF_PAIR_MIN_D_STREAM && n % HB == 0 : n >= HALF_PAIR_MIN_D) {
-        half_shifted_pairs(a, t, epi, stream);
-        if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
-        return;
-    }
-#endif
     const uint16_t *X = a->x, *g = a->gamma, *b = a->beta;
     uint16_t *Y = a->y;
     float K;
@@ -283,8 +291,8 @@ static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
         const int ok = half_shifted_stats(s1, s2, K, n, a->eps, &mean, &rstd);
         if (ok && r + 1 < rows) {
             K = half_shift_of(t, x1, n);
-            half_shifted_pipeline(t, x0, y, g, b, mean, rstd, x1, K, stream && r + 2 < rows ? x1 + n : NULL, n, &s1,
-                                  &s2, half_epi_for(epi, rstd), stream);
+            half_shifted_pipeline(t, x0, y, g, b, w, mean, rstd, x1, K, stream && r + 2 < rows ? x1 + n : NULL, n, &s1,
+                                  &s2, half_epi_for(epi, rstd), stream, wide);
         } else {
             /* the last row, or a row with a bad shift: the stages one by one */
             if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, half_epi_for(epi, rstd), stream);
@@ -295,6 +303,35 @@ static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }
+}
+
+#if VF_W == 16
+/* half_shifted_rows with gamma and beta widened first (fp32 epilogue, n <= HALF_WIDE_MAX_D). */
+static void half_shifted_rows_wide(const ln_args *a, ln_dtype t)
+{
+    _Alignas(64) float gw[HALF_WIDE_MAX_D], bw[HALF_WIDE_MAX_D];
+    half_shifted_rows(a, t, HALF_EPI_F32, 0, half_widen_gb(t, a->gamma, a->beta, a->D, gw, bw), 1);
+}
+#endif
+
+/* epi: HALF_EPI_F32, or HALF_EPI_F16 (f16 in a file built with AVX512-FP16). */
+static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
+{
+    const size_t n = a->D, rows = a->rows;
+    if (n == 0 || rows == 0) return; /* nothing to normalize: no statistics either */
+    const int stream = rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
+#if VF_W == 16 /* AVX2's 16 registers would not hold the two rows' sums */
+    if (stream ? n >= HALF_PAIR_MIN_D_STREAM && n % HB == 0 : n >= HALF_PAIR_MIN_D) {
+        half_shifted_pairs(a, t, epi, stream);
+        if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+        return;
+    }
+    if (!stream && epi == HALF_EPI_F32 && n <= HALF_WIDE_MAX_D && rows > 1) {
+        half_shifted_rows_wide(a, t);
+        return;
+    }
+#endif
+    half_shifted_rows(a, t, epi, stream, (hwide){NULL, NULL}, 0);
     if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
 }
 

@@ -201,6 +201,39 @@ LN_INLINE void half_norm_block(ln_dtype t, const uint16_t *x, uint16_t *y, const
                      stream);
 }
 
+/* gamma and beta widened once per call into fp32 (the two vectors of each block one after the
+ * other, as half_block_load gives them; NULL where absent), for the fp32 epilogue of rows that
+ * stay in cache: its block then loads them instead of converting them for every row. */
+typedef struct {
+    const float *g, *b;
+} hwide;
+
+/* The first n - n % HB elements of gamma and beta (those present) widened into gw and bw. */
+LN_INLINE hwide half_widen_gb(ln_dtype t, const uint16_t *g, const uint16_t *b, size_t n, float *gw, float *bw)
+{
+    for (size_t i = 0; i + HB <= n; i += HB) {
+        if (g) {
+            vf_pair v = half_block_load(t, g + i);
+            vf_store(gw + i, v.a), vf_store(gw + i + VF_W, v.b);
+        }
+        if (b) {
+            vf_pair v = half_block_load(t, b + i);
+            vf_store(bw + i, v.a), vf_store(bw + i + VF_W, v.b);
+        }
+    }
+    return (hwide){g ? gw : NULL, b ? bw : NULL};
+}
+
+/* half_norm_block's fp32 epilogue with gamma and beta already widened (same bits). */
+LN_INLINE void half_norm_block_wide(ln_dtype t, const uint16_t *x, uint16_t *y, hwide w, size_t i, hconst c, int has_g,
+                                    int has_b, int stream)
+{
+    const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
+    const vf_pair gv = has_g ? (vf_pair){vf_load(w.g + i), vf_load(w.g + i + VF_W)} : none;
+    const vf_pair bv = has_b ? (vf_pair){vf_load(w.b + i), vf_load(w.b + i + VF_W)} : none;
+    half_block_store(t, y + i, half_norm(half_block_load(t, x + i), gv, bv, c, has_g, has_b, HALF_EPI_F32), stream);
+}
+
 /* Outputs i..n-1 (with stream, y + i must be vector-aligned): the rest of a row whose bulk a
  * row pipeline normalized, or all of it. */
 LN_INLINE void half_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
@@ -291,17 +324,6 @@ LN_INLINE void half_pipeline3_body(ln_dtype t, const uint16_t *x0, uint16_t *y, 
     *sum2 = half_row_sum_from(t, x2, n, j, s);
 }
 
-static inline void half_pipeline3(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                                  float mean, float rstd, const uint16_t *x1, float mean1, const uint16_t *x2,
-                                  const uint16_t *pf, size_t n, double *ss1, double *sum2, int epi, int stream)
-{
-#define CASE(G, B)                                                                                           \
-    (stream ? half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 1) \
-            : half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, ss1, sum2, G, B, epi, 0))
-    LN_SPECIALIZE_GB(g, b, CASE);
-#undef CASE
-}
-
 /* The three-row pipeline over all rows; sum[], ss[] hold rows r, r+1, r+2 (index mod 3). */
 static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int epi, int stream)
 {
@@ -321,9 +343,14 @@ static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int epi, int
         const int ok = half_stats(sum[k0], ss[k0], n, a->eps, &mean, &rstd);
         if (ok) mean_out = mean, rstd_out = rstd;
         else ln_half_row_f64(t, x0, y, g, b, n, a->eps, &mean_out, &rstd_out);
-        if (r + 2 < rows && ok) {
-            half_pipeline3(t, x0, y, g, b, mean, rstd, x1, half_mean(sum[k1], n), x2, r + 3 < rows ? x2 + n : NULL, n,
-                           &ss[k1], &sum[k2], epi, stream);
+        if (r + 2 < rows && ok) { /* the pipeline, specialized on gamma, beta and stream */
+            const float mean1 = half_mean(sum[k1], n);
+            const uint16_t *pf = r + 3 < rows ? x2 + n : NULL;
+#define CASE(G, B)                                                                                                   \
+    (stream ? half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, &ss[k1], &sum[k2], G, B, epi, 1) \
+            : half_pipeline3_body(t, x0, y, g, b, mean, rstd, x1, mean1, x2, pf, n, &ss[k1], &sum[k2], G, B, epi, 0))
+            LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
         } else {
             /* the last two rows, or after the double path: the stages one by one */
             if (ok) half_normalize(t, x0, y, g, b, n, mean, rstd, epi, stream);

@@ -94,6 +94,12 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
+        /* in cache x1 is loaded before the stores to y: x and y are allocated alike, so at n a
+         * multiple of 2048 y + i and x1 + i share their low 12 bits, and a load issued after a
+         * store with the same low 12 bits waits for it (4K aliasing); +3-8% in cache at D
+         * 1024-2048 (docs/lowp.md) */
+        vf_pair v1, w1;
+        if (!stream) v1 = half_block_load(t, x1 + j), w1 = half_block_load(t, x1 + j + HB);
         if (wide) {
             half_norm_block_wide(t, x0, y, w, i, c, has_g, has_b, stream);
             half_norm_block_wide(t, x0, y, w, i + HB, c, has_g, has_b, stream);
@@ -101,7 +107,8 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
             half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
             half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
         }
-        shifted_step(&s, &q, half_block_load(t, x1 + j), half_block_load(t, x1 + j + HB), k);
+        if (stream) v1 = half_block_load(t, x1 + j), w1 = half_block_load(t, x1 + j + HB);
+        shifted_step(&s, &q, v1, w1, k);
     }
     half_normalize_from(t, x0, y, g, b, i, n, c, has_g, has_b, epi, stream);
     half_shifted_sums_from(t, x1, n, j, K1, s, q, s1, s2);

@@ -116,7 +116,7 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
 
 /* Streaming, the single-row pipeline (the short rows: on AVX-512 longer ones go in pairs, which
  * keep HALF_STREAM) stores f16 outputs as whole lines (HALF_STREAM_LINE). From memory on Sapphire
- * Rapids, f16-f32acc-shifted-avx512 +9% at D 1024, level at 768 and 2048 (docs/lowp.md); the
+ * Rapids, f16-f32acc-shifted-avx512 +7% at D 1024, level at 768 and 2048 (docs/lowp.md); the
  * two-pass long rows were 13% slower with them. A third specialization chosen per call by D
  * instead made f16-f32acc-f16epi-avx512fp16 5-10% slower at D 768-1024, as run-time choices in
  * this wrapper did before. */

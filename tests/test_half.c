@@ -357,7 +357,7 @@ static void test_kernel_blocks(void **s)
  * streamed), gamma and beta widened once per call (shorter rows in cache; a row alone converts
  * them block by block), pairs broken by a rejected shift (the first 32 elements of every fourth
  * row 100 above the rest), an odd last row, tails (D not a multiple of the block), outputs of
- * 33 MiB (non-temporal stores). */
+ * 33 MiB (non-temporal stores: whole lines for short rows, halves for long ones). */
 static void test_rows_match_alone(void **s)
 {
     (void)s;
@@ -370,6 +370,8 @@ static void test_rows_match_alone(void **s)
                  {8192, 7},
                  {8200, 7},
                  {16384, 6},
+                 {768, big / 2 / 768},
+                 {1024, big / 2 / 1024},
                  {4096, big / 2 / 4096},
                  {4100, big / 2 / 4100},
                  {16384, big / 2 / 16384}};

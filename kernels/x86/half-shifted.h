@@ -27,7 +27,7 @@
 #else
 #define HALF_EPI_CASE(G, B, S) ((void)epi, BODY(G, B, HALF_EPI_F32, S))
 #endif
-#define HALF_CASE(G, B) (stream ? HALF_EPI_CASE(G, B, 1) : HALF_EPI_CASE(G, B, 0))
+#define HALF_CASE(G, B) (stream ? HALF_EPI_CASE(G, B, HALF_STREAM) : HALF_EPI_CASE(G, B, 0))
 
 /* The shift: the mean of the first min(n, HB) elements, in float. */
 LN_INLINE float half_shift_of(ln_dtype t, const uint16_t *x, size_t n)
@@ -114,6 +114,12 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
     half_shifted_sums_from(t, x1, n, j, K1, s, q, s1, s2);
 }
 
+/* Streaming, the single-row pipeline (the short rows: on AVX-512 longer ones go in pairs, which
+ * keep HALF_STREAM) stores f16 outputs as whole lines (HALF_STREAM_LINE). From memory on Sapphire
+ * Rapids, f16-f32acc-shifted-avx512 +7% at D 1024, level at 768 and 2048 (docs/lowp.md); the
+ * two-pass long rows were 13% slower with them. A third specialization chosen per call by D
+ * instead made f16-f32acc-f16epi-avx512fp16 5-10% slower at D 768-1024, as run-time choices in
+ * this wrapper did before. */
 static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_t *y, const uint16_t *g,
                                          const uint16_t *b, hwide w, float mean, float rstd, const uint16_t *x1,
                                          float K1, const uint16_t *pf, size_t n, double *s1, double *s2, int epi,
@@ -122,8 +128,10 @@ static inline void half_shifted_pipeline(ln_dtype t, const uint16_t *x0, uint16_
 #define BODY(G, B, E, S) half_shifted_pipeline_body(t, x0, y, g, b, w, mean, rstd, x1, K1, pf, n, s1, s2, G, B, E, S, 0)
 #define WIDE(G, B) \
     half_shifted_pipeline_body(t, x0, y, g, b, w, mean, rstd, x1, K1, pf, n, s1, s2, G, B, HALF_EPI_F32, 0, 1)
+#define LINE_CASE(G, B) (stream ? HALF_EPI_CASE(G, B, HALF_STREAM_LINE) : HALF_EPI_CASE(G, B, 0))
     if (wide) LN_SPECIALIZE_GB(g, b, WIDE);
-    else LN_SPECIALIZE_GB(g, b, HALF_CASE);
+    else LN_SPECIALIZE_GB(g, b, LINE_CASE);
+#undef LINE_CASE
 #undef WIDE
 #undef BODY
 }

@@ -22,6 +22,12 @@
 
 #define HB (2 * VF_W) /* 16-bit elements per block */
 
+/* half_block_store's stream argument: 0 ordinary stores; HALF_STREAM non-temporal ones (f16 as
+ * its two converted halves); HALF_STREAM_LINE non-temporal, f16 packed first into one whole
+ * 64-byte line on AVX-512 (as HALF_STREAM on AVX2, whose block is half a line). */
+#define HALF_STREAM 1
+#define HALF_STREAM_LINE 2
+
 /* A block of HB 16-bit elements as two fp32 vectors (loads and stores here agree on which element
  * goes where; sums do not care). */
 typedef struct {
@@ -225,10 +231,14 @@ LN_INLINE __m512i half_block_narrow(ln_dtype t, vf_pair v)
 }
 
 /* The block v rounded and stored; stream: non-temporal stores (p must then be 64-byte aligned).
- * f16 stores its two vcvtps2ph halves as they come, without half_block_narrow's insert. */
+ * f16 stores its two vcvtps2ph halves as they come, without half_block_narrow's insert, except
+ * HALF_STREAM_LINE: one 64-byte non-temporal store per line, for the short rows from memory
+ * (+4-8% at D 1024, but 13% slower for the two-pass at D 8192-16384: docs/lowp.md). */
 LN_INLINE void half_block_store(ln_dtype t, uint16_t *p, vf_pair v, int stream)
 {
-    if (t == LN_F16) {
+    if (t == LN_F16 && stream == HALF_STREAM_LINE) {
+        _mm512_stream_si512((__m512i *)p, half_block_narrow(t, v));
+    } else if (t == LN_F16) {
         __m256i lo = f16_round(v.a), hi = f16_round(v.b);
         if (stream) _mm256_stream_si256((__m256i *)p, lo), _mm256_stream_si256((__m256i *)(p + 16), hi);
         else _mm256_storeu_si256((__m256i *)p, lo), _mm256_storeu_si256((__m256i *)(p + 16), hi);

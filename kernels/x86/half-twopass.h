@@ -208,19 +208,20 @@ typedef struct {
     const float *g, *b;
 } hwide;
 
-/* The first n - n % HB elements of gamma and beta (those present) widened into gw and bw. */
-LN_INLINE hwide half_widen_gb(ln_dtype t, const uint16_t *g, const uint16_t *b, size_t n, float *gw, float *bw)
+/* The first n - n % HB elements of v widened into w, block by block as half_block_load gives them. */
+LN_INLINE void half_widen(ln_dtype t, const uint16_t *v, size_t n, float *w)
 {
     for (size_t i = 0; i + HB <= n; i += HB) {
-        if (g) {
-            vf_pair v = half_block_load(t, g + i);
-            vf_store(gw + i, v.a), vf_store(gw + i + VF_W, v.b);
-        }
-        if (b) {
-            vf_pair v = half_block_load(t, b + i);
-            vf_store(bw + i, v.a), vf_store(bw + i + VF_W, v.b);
-        }
+        vf_pair p = half_block_load(t, v + i);
+        vf_store(w + i, p.a), vf_store(w + i + VF_W, p.b);
     }
+}
+
+/* gamma and beta (those present) widened into gw and bw. */
+LN_INLINE hwide half_widen_gb(ln_dtype t, const uint16_t *g, const uint16_t *b, size_t n, float *gw, float *bw)
+{
+    if (g) half_widen(t, g, n, gw);
+    if (b) half_widen(t, b, n, bw);
     return (hwide){g ? gw : NULL, b ? bw : NULL};
 }
 

@@ -59,7 +59,10 @@ $(error scripts/install-deps.sh failed: see its message above)
 endif
 endif
 
-X86 := $(if $(filter x86_64% i686% i386%,$(shell $(CC) -dumpmachine)),1,)
+# The architecture whose kernels (kernels/<arch>/) this compiler builds: the LN_ARCH line of
+# kernels/isa.def one of whose prefixes starts the target triple; none: portable C only.
+ARCH := $(firstword $(shell t=$$($(CC) -dumpmachine); sed -n 's/^LN_ARCH.\([a-z0-9_]*\), "\(.*\)".$$/\1 \2/p' kernels/isa.def | \
+          while read a p; do for q in $$p; do case $$t in ($$q*) echo $$a;; esac; done; done))
 ONEDNN := $(if $(wildcard /usr/include/oneapi/dnnl/dnnl.h),1,)
 # PyTorch's layer norm as a peer (ext-torch-*) where Debian's libtorch-dev is installed: an
 # opt-in (`make bench PEERS=torch` installs it), see docs/peers.md.
@@ -94,18 +97,19 @@ LDFLAGS += $(SANFLAGS)
 
 LIB_C := $(wildcard common/*.c kernels/*.c kernels/scalar/*.c reference/*.c) \
          $(filter-out harness/main.c,$(wildcard $(HARNESS_DIRS:%=%/*.c))) \
-         $(if $(X86),$(wildcard kernels/x86/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*onednn*.c)) \
+         $(if $(ARCH),$(wildcard kernels/$(ARCH)/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*onednn*.c)) \
          $(if $(TORCH),$(wildcard kernels/ext/*torch*.c))
 LIB_CC := $(wildcard $(HARNESS_DIRS:%=%/*.cc)) $(if $(TORCH),kernels/ext/torch.cc)
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CC:%.cc=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-# Each x86 kernel file is compiled for the ISA its name ends in, with the flags of that ISA's line
-# in kernels/isa.def (the table dispatch and `lnbench list` read too); the rest of the binary
-# stays portable, and the registry runs a kernel only where cpuid says it can.
-ISA_NAMES := $(shell sed -n 's/^LN_ISA.\([a-z0-9_]*\),.*/\1/p' kernels/isa.def)
-$(foreach i,$(ISA_NAMES),$(eval $$(BUILD)/kernels/x86/%-$(i).o: ISAFLAGS = \
+# Each kernel file of the architecture is compiled for the ISA its name ends in, with the flags of
+# that ISA's line in kernels/isa.def (the table dispatch and `lnbench list` read too), and sees its
+# architecture's vector layers and the algorithm templates (kernels/simd/); the rest of the binary
+# stays portable, and the registry runs a kernel only where the CPU says it can.
+ISA_NAMES := $(shell sed -n 's/^LN_ISA.\([a-z0-9_]*\), [A-Z0-9_]*, $(ARCH),.*/\1/p' kernels/isa.def)
+$(foreach i,$(ISA_NAMES),$(eval $$(BUILD)/kernels/$(ARCH)/%-$(i).o: ISAFLAGS = \
     $(shell sed -n 's/^LN_ISA.$(i),.*"\(.*\)".$$/\1/p' kernels/isa.def)))
 # UBSan's C++-only checks (vptr; clang's function) need the C++ sanitizer runtime, which the
 # C-linked test and fuzz binaries lack; libtorch is not instrumented anyway.
@@ -122,6 +126,7 @@ $(BUILD)/harness/output/meta.o: $(META_STAMP)
 $(BUILD)/common/%.o: LAYER_INC = $(INC_common)
 $(BUILD)/kernels/%.o: LAYER_INC = $(INC_kernels)
 $(BUILD)/reference/%.o: LAYER_INC = $(INC_reference)
+$(BUILD)/kernels/$(ARCH)/%.o: LAYER_INC = $(INC_kernels) -Ikernels/$(ARCH) -Ikernels/simd
 $(BUILD)/harness/%.o: LAYER_INC = $(INC_all)
 
 $(BUILD)/%.o: %.c

@@ -151,6 +151,41 @@ static inline double ln_bound_cascade(double chunk, double levels, double ratio,
     return LN_GAIN_ABS * e.mean * ua / us + ln_bound_var(e.var * ua, us) + ln_bound_epilogue(ua, us);
 }
 
+/* ---- Vector kernels' statistics (the templates in kernels/simd/ state their bounds with these,
+ * so a bound shared by two kernel families is derived once) ---- */
+
+/* fp32 statistics accumulated in `lanes` independent partial sums, each a sequential sum of about
+ * n / lanes terms, the partials then added in double: the mean is off by at most c u (|mean| +
+ * sigma) with c = n / lanes + 2 (the division by n included); the sum of squared deviations about
+ * that mean has relative error at most (n / lanes + 3) u plus the two-pass term (c u kappa')^2.
+ * var_extra adds an algorithm's own relative error (in u). In units of u = 2^-24. */
+static inline double ln_bound_f32_lanes(size_t n, double kappa, size_t lanes, double var_extra)
+{
+    const double u = 0x1p-24;
+    double m = ceil((double)n / (double)lanes), c = m + 2.0, kp = kappa + 1.0;
+    return ln_bound_mean(c, kappa, u, u) + ln_bound_var((m + 3.0 + var_extra) * u + (c * u * kp) * (c * u * kp), u) +
+           ln_bound_epilogue(u, u);
+}
+
+/* The shifted-data one-pass statistics (f32-shifted, the 16-bit *-f32acc-shifted) on the rows the
+ * kernel accepts, in units of us; fp32 arithmetic (ua = 2^-24) in `lanes` partial sums. Accepted
+ * rows: m = n / lanes terms per lane, e = (m + 3) ua, t = |mean - K| / sigma <= sqrt 2 (the check
+ * accepts (S1/n)^2 <= var on computed values; with e <= 0.05 that keeps t^2 < 2): S1/n is off by at
+ * most e (t + 1) sigma (the roundings of x - K included), so the mean by that plus its rounding to
+ * float, ua |mean|; S2/n = var + (mean - K)^2 <= (1 + t^2) sigma^2 with relative error e, and
+ * (S1/n)^2 moves by 2 t e (t + 1) sigma^2: var relative error
+ * e (1 + t^2 + 2 t (t + 1)) + (e (t + 1))^2 + 3 ua. INFINITY past e = 0.05. The kernels' bound is
+ * the larger of this and their two-pass fallback's (rejected rows). */
+static inline double ln_bound_shifted(size_t n, double kappa, size_t lanes, double us)
+{
+    const double ua = 0x1p-24, t = sqrt(2.0);
+    double m = ceil((double)n / (double)lanes), e = (m + 3.0) * ua;
+    if (e > 0.05) return INFINITY;
+    return ln_bound_mean(1.0, kappa, ua, us) + ln_bound_mean(m + 3.0, t, ua, us) +
+           ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * ua, us) +
+           ln_bound_epilogue(ua, us);
+}
+
 /* ---- Any gamma and beta ----
  * Every term above is an error in xhat carried to y by gamma (absolute: gain
  * max|gamma| / max|y|; relative: gain max|gamma xhat| / max|y|) or a rounding of y itself

@@ -76,7 +76,7 @@ const char *ln_cpu_model(void) { return "unknown"; }
 #endif
 
 const ln_isa ln_isas[] = {
-#define LN_ISA(name, NAME, test, bytes, flags) {#name, LN_ISA_##NAME, test, bytes, flags},
+#define LN_ISA(name, NAME, arch, test, bytes, flags) {#name, LN_ISA_##NAME, test, bytes, flags},
 #include "isa.def"
 #undef LN_ISA
     {NULL, 0, NULL, 0, NULL}, /* so the array is never empty; not counted */

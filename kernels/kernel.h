@@ -29,6 +29,9 @@ typedef struct {
     const void *dy;       /* rows * D upstream gradient, kernel's dtype */
     void *dx;             /* rows * D gradient of x, kernel's dtype; may alias dy */
     void *dgamma, *dbeta; /* D each, kernel's dtype: sums over the call's rows; may be NULL */
+    /* Values of the kernel's tunables, in the order of its .tunables; NULL means every default.
+     * Set by the caller (never read from the environment); outputs must not depend on them. */
+    const int *params;
 } ln_args;
 
 /* The operator a kernel computes; zero is LayerNorm forward, so kernels that do not say are it.
@@ -47,13 +50,13 @@ static inline int ln_op_centres(ln_op op) { return op == LN_OP_LAYERNORM || op =
 /* CPU features a kernel needs (bit set), one bit per line of isa.def: LN_ISA_AVX2,
  * LN_ISA_AVX512 (F, BW, VL, DQ), LN_ISA_AVX512BF16, LN_ISA_AVX512FP16; see cpu.h. */
 enum {
-#define LN_ISA(name, NAME, test, bytes, flags) LN_ISA_BIT_##NAME,
+#define LN_ISA(name, NAME, arch, test, bytes, flags) LN_ISA_BIT_##NAME,
 #include "isa.def"
 #undef LN_ISA
     LN_ISA_COUNT
 };
 enum {
-#define LN_ISA(name, NAME, test, bytes, flags) LN_ISA_##NAME = 1u << LN_ISA_BIT_##NAME,
+#define LN_ISA(name, NAME, arch, test, bytes, flags) LN_ISA_##NAME = 1u << LN_ISA_BIT_##NAME,
 #include "isa.def"
 #undef LN_ISA
     LN_ISA_NONE = 0
@@ -92,6 +95,17 @@ typedef struct {
  *    is NaN/Inf exactly where the reference's is (no spurious Inf/NaN from overflowed or underflowed
  *    intermediates). Inside the domain every kernel promises that; with 0, outside it nothing.
  * Non-finite inputs must give non-finite outputs where the reference's are (every kernel). */
+/* A tunable: a named parameter that picks a loop structure or a distance inside a kernel family
+ * (a row-group threshold, a prefetch distance, a streaming threshold). It never changes the
+ * output bits, only the speed; `lnbench tune` searches it and the tests check it. */
+typedef struct {
+    const char *name;  /* "rowwise_min_d": lower-case, unique within the kernel */
+    const char *what;  /* one line: what it picks and its unit */
+    int def;           /* the built-in default; one of values[] */
+    const int *values; /* the allowed values, ascending */
+    size_t n_values;
+} ln_tunable;
+
 typedef struct ln_kernel {
     const char *name; /* "<dtype>-<algorithm>-<isa>", e.g. "f32-welford-avx512" */
     ln_dtype dtype;   /* storage type of x, y, gamma, beta */
@@ -112,14 +126,56 @@ typedef struct ln_kernel {
      * and `bound` states its error in the same units: for rmsnorm kappa is 1 (no centring); for
      * the backward ops the bound is on dx, kappa the row's condition number of dx (docs/ops.md). */
     ln_op op;
+    /* The kernel's tunables (NULL / 0: none); ln_args.params gives their values in this order. */
+    const ln_tunable *tunables;
+    size_t n_tunables;
 } ln_kernel;
+
+/* Value i of the tunables table t (the kernel's .tunables) for the call a: a->params[i], or the
+ * default without params. Read once per call, never per element. */
+static inline int ln_param(const ln_args *a, const ln_tunable *t, size_t i)
+{
+    return a->params ? a->params[i] : t[i].def;
+}
+
+/* Defines the ln_kernel `id`, every field an explicit argument (no name taken from the scope):
+ *   name, dtype, isa (LN_ISA_* bits, 0 portable C), op (ln_op), forward, bound, domain,
+ *   agrees_nonfinite, tunables (LN_TUNABLES(table) or LN_NO_TUNABLES) and how, the one-line
+ *   description, whose bound part tests/test_claims.c checks against bound().
+ * LN_SIMD_KERNEL (the vector layers, vec.h) names a template's kernel after the ISA it is built
+ * for; LN_PEER_KERNEL defines a peer library's kernel (kernels/ext: external, any row claimed, no
+ * agreement on non-finite outputs promised, usable its run-time condition or NULL). */
+#define LN_TUNABLES(table) .tunables = (table), .n_tunables = sizeof(table) / sizeof((table)[0])
+#define LN_NO_TUNABLES .tunables = NULL, .n_tunables = 0
+#define LN_KERNEL_DEFINE(id, name_, dtype_, isa_, op_, forward_, bound_, domain_, agrees_, tunables_, how_) \
+    const ln_kernel id = {.name = (name_),                                                                  \
+                          .dtype = (dtype_),                                                                \
+                          .isa = (isa_),                                                                    \
+                          .op = (op_),                                                                      \
+                          .forward = (forward_),                                                            \
+                          .bound = (bound_),                                                                \
+                          .domain = (domain_),                                                              \
+                          .agrees_nonfinite = (agrees_),                                                    \
+                          tunables_,                                                                        \
+                          .how = (how_)}
+#define LN_PEER_KERNEL(id, name_, dtype_, op_, forward_, bound_, usable_, how_) \
+    const ln_kernel id = {.name = (name_),                                      \
+                          .dtype = (dtype_),                                    \
+                          .op = (op_),                                          \
+                          .forward = (forward_),                                \
+                          .bound = (bound_),                                    \
+                          .domain = ln_domain_any_row,                          \
+                          .agrees_nonfinite = 0,                                \
+                          .external = 1,                                        \
+                          .usable = (usable_),                                  \
+                          .how = (how_)}
 
 /* Kernels from outside: a shared library loaded with `lnbench --plugin lib.so` exports
  *     const ln_plugin ln_plugin_kernels = {LN_ABI_VERSION, count, kernels};
  * and its kernels are listed, measured and timed beside the built-in ones (docs/plugins.md).
  * LN_ABI_VERSION changes whenever ln_args, ln_kernel or the LN_ISA_* bits change in layout or
  * meaning; lnbench refuses a library built for another version. */
-#define LN_ABI_VERSION 2
+#define LN_ABI_VERSION 3
 typedef struct {
     int abi_version; /* LN_ABI_VERSION of the kernel.h the library was built with */
     size_t count;

@@ -18,11 +18,11 @@
 #define NORM_OP(kind) \
     ((kind) == NORM_RMSNORM ? LN_OP_RMSNORM : (kind) == NORM_LNBWD ? LN_OP_LAYERNORM_BWD : LN_OP_RMSNORM_BWD)
 
-/* The contract every op kernel states (kernel.h): each claims every row, the RMSNorm kernels that
- * sum in fp32 through their fallback (ln_rms_radicand_ok below). An fp32 epilogue (fp32_y) may
- * overflow in x rstd gamma where beta brings the exact output back into range, so those do not
- * promise to agree on non-finite outputs; double arithmetic and the backward passes do. */
-#define NORM_CONTRACT(fp32_y) .domain = ln_domain_any_row, .agrees_nonfinite = !(fp32_y)
+/* The contract every op kernel states (kernel.h): each claims every row (ln_domain_any_row), the
+ * RMSNorm kernels that sum in fp32 through their fallback (ln_rms_radicand_ok below). An fp32
+ * epilogue may overflow in x rstd gamma where beta brings the exact output back into range, so
+ * the RMSNorm kernels with fp32 outputs do not promise to agree on non-finite outputs
+ * (agrees_nonfinite 0); double arithmetic and the backward passes do (1). */
 
 /* Element i of an array of format t (f32, or 16 bits widened exactly); t is a constant in each
  * kernel, so the test folds away. */

@@ -16,16 +16,6 @@ static double bound(size_t n, double kappa)
     return ln_bound_twopass((double)n + 1.0, (double)n, kappa, u, u);
 }
 
-const ln_kernel ln_ext_onednn_f32 = {
-    .name = "ext-onednn-f32",
-    .dtype = LN_F32,
-    .isa = 0,
-    .forward = forward,
-    .how = "oneDNN 2.6 layer_normalization_forward (inference, use_scale/use_shift, one thread): "
-           "fp32 two-pass; claimed as sequential sums, var rel. error <= (n+3) u + (n+1)^2 kappa^2 u^2",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-    .external = 1,
-    .usable = usable,
-};
+LN_PEER_KERNEL(ln_ext_onednn_f32, "ext-onednn-f32", LN_F32, LN_OP_LAYERNORM, forward, bound, usable,
+               "oneDNN 2.6 layer_normalization_forward (inference, use_scale/use_shift, one thread): "
+               "fp32 two-pass; claimed as sequential sums, var rel. error <= (n+3) u + (n+1)^2 kappa^2 u^2");

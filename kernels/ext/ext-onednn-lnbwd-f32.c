@@ -107,16 +107,6 @@ static int usable(void) { return ln_onednn_usable(LN_F32); }
  * radicand (var to fp32, eps to fp32). */
 static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n + 2, kappa, 0x1p-24, 0x1p-24); }
 
-const ln_kernel ln_ext_onednn_lnbwd_f32 = {
-    .name = NAME,
-    .dtype = LN_F32,
-    .op = LN_OP_LAYERNORM_BWD,
-    .forward = backward,
-    .how = "oneDNN 2.6 layer_normalization_backward (use_scale/use_shift, one thread) from the saved "
-           "mean and var = 1/rstd^2 - eps in fp32; claimed as sequential sums",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-    .external = 1,
-    .usable = usable,
-};
+LN_PEER_KERNEL(ln_ext_onednn_lnbwd_f32, NAME, LN_F32, LN_OP_LAYERNORM_BWD, backward, bound, usable,
+               "oneDNN 2.6 layer_normalization_backward (use_scale/use_shift, one thread) from the saved "
+               "mean and var = 1/rstd^2 - eps in fp32; claimed as sequential sums");

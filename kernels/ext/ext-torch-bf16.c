@@ -20,17 +20,7 @@ static double bound(size_t n, double kappa)
     return INFINITY;
 }
 
-const ln_kernel ln_ext_torch_bf16 = {
-    .name = "ext-torch-bf16",
-    .dtype = LN_BF16,
-    .isa = 0,
-    .forward = forward,
-    .how = "PyTorch 1.13 CPU layer norm on bf16 (at::native::LayerNormKernel, one thread): the fp32 "
-           "algorithm in bf16 arithmetic (Welford and cascade rounded to bf16 at every op, mean, rstd "
-           "and -rstd*mean in bf16), y = x*rstd + shift in fp32; no bound claimed",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-    .external = 1,
-    .usable = usable,
-};
+LN_PEER_KERNEL(ln_ext_torch_bf16, "ext-torch-bf16", LN_BF16, LN_OP_LAYERNORM, forward, bound, usable,
+               "PyTorch 1.13 CPU layer norm on bf16 (at::native::LayerNormKernel, one thread): the fp32 "
+               "algorithm in bf16 arithmetic (Welford and cascade rounded to bf16 at every op, mean, rstd "
+               "and -rstd*mean in bf16), y = x*rstd + shift in fp32; no bound claimed");

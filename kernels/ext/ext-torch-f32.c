@@ -6,17 +6,7 @@ static int usable(void) { return ln_torch_usable(LN_F32); }
 
 static void forward(const ln_args *a) { ln_torch_forward(a, LN_F32, "ext-torch-f32"); }
 
-const ln_kernel ln_ext_torch_f32 = {
-    .name = "ext-torch-f32",
-    .dtype = LN_F32,
-    .isa = 0,
-    .forward = forward,
-    .how = "PyTorch 1.13 CPU layer norm (at::native::LayerNormKernel on the caller's buffers, one "
-           "thread): fp32 Welford per vector lane over chunks of 16, cascaded (Chan), lanes merged "
-           "in turn; y = x*rstd + (-rstd*mean); var rel. error ~(50 + 2 log2(n/256)) kappa u",
-    .bound = ln_torch_f32_bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-    .external = 1,
-    .usable = usable,
-};
+LN_PEER_KERNEL(ln_ext_torch_f32, "ext-torch-f32", LN_F32, LN_OP_LAYERNORM, forward, ln_torch_f32_bound, usable,
+               "PyTorch 1.13 CPU layer norm (at::native::LayerNormKernel on the caller's buffers, one "
+               "thread): fp32 Welford per vector lane over chunks of 16, cascaded (Chan), lanes merged "
+               "in turn; y = x*rstd + (-rstd*mean); var rel. error ~(50 + 2 log2(n/256)) kappa u");

@@ -8,17 +8,7 @@ static int usable(void) { return ln_torch_usable(LN_F32); }
 
 static void forward(const ln_args *a) { ln_torch_forward_op(a, LN_F32, "ext-torchop-f32"); }
 
-const ln_kernel ln_ext_torchop_f32 = {
-    .name = "ext-torchop-f32",
-    .dtype = LN_F32,
-    .isa = 0,
-    .forward = forward,
-    .how = "PyTorch 1.13 at::layer_norm as called from C++ (dispatcher, new y/mean/rstd tensors each "
-           "call, one thread), then y copied into the caller's: ext-torch-f32's arithmetic plus the "
-           "per-call overhead and the copy",
-    .bound = ln_torch_f32_bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-    .external = 1,
-    .usable = usable,
-};
+LN_PEER_KERNEL(ln_ext_torchop_f32, "ext-torchop-f32", LN_F32, LN_OP_LAYERNORM, forward, ln_torch_f32_bound, usable,
+               "PyTorch 1.13 at::layer_norm as called from C++ (dispatcher, new y/mean/rstd tensors each "
+               "call, one thread), then y copied into the caller's: ext-torch-f32's arithmetic plus the "
+               "per-call overhead and the copy");

@@ -46,13 +46,7 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(c + 1, kappa, u, u) + ln_bound_var(r, u) + ln_bound_epilogue(u, u);
 }
 
-const ln_kernel ln_f16_native_scalar = {
-    .name = "f16-native-scalar",
-    .dtype = LN_F16,
-    .forward = forward,
-    .how = "every operation rounded to f16 (plain _Float16 loop, emulated): sequential f16 sums, "
-           "eps rounded to f16 (1e-12 -> 0); bound (n+1)(kappa+1) + n/2 u16, Inf when n u kappa >= 1",
-    .bound = bound,
-    .domain = ln_domain_f16_sums,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f16_native_scalar, "f16-native-scalar", LN_F16, 0, LN_OP_LAYERNORM, forward, bound,
+                 ln_domain_f16_sums, 0, LN_NO_TUNABLES,
+                 "every operation rounded to f16 (plain _Float16 loop, emulated): sequential f16 sums, "
+                 "eps rounded to f16 (1e-12 -> 0); bound (n+1)(kappa+1) + n/2 u16, Inf when n u kappa >= 1");

@@ -4,4 +4,5 @@
 #define NORM_DTYPE LN_F16
 #include "norm-ops.h"
 
-NORM_KERNEL(ln_f16_rmsnorm_f32acc_scalar, "f16-rmsnorm-f32acc-scalar");
+LN_KERNEL_DEFINE(ln_f16_rmsnorm_f32acc_scalar, "f16-rmsnorm-f32acc-scalar", LN_F16, 0, LN_OP_RMSNORM, norm_forward,
+                 norm_bound, ln_domain_any_row, 0, LN_NO_TUNABLES, NORM_HOW);

@@ -54,13 +54,7 @@ static double bound(size_t n, double kappa)
     return ln_bound_twopass((nn * nn + 2) * ua, nn + 1, kappa, ua, 0x1p-24);
 }
 
-const ln_kernel ln_f32_accurate_scalar = {
-    .name = "f32-accurate-scalar",
-    .dtype = LN_F32,
-    .forward = forward,
-    .how = "fp32 storage; double compensated sum, mean kept as a double pair, double sum of squared "
-           "deviations, double epilogue, one rounding to fp32; bound 1 u + ~n 2^-29 u",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 1,
-};
+LN_KERNEL_DEFINE(ln_f32_accurate_scalar, "f32-accurate-scalar", LN_F32, 0, LN_OP_LAYERNORM, forward, bound,
+                 ln_domain_any_row, 1, LN_NO_TUNABLES,
+                 "fp32 storage; double compensated sum, mean kept as a double pair, double sum of squared "
+                 "deviations, double epilogue, one rounding to fp32; bound 1 u + ~n 2^-29 u");

@@ -67,15 +67,9 @@ static double bound(size_t n, double kappa)
     return ln_bound_cascade(n < CHUNK ? (double)n : CHUNK, levels, 1, kappa, 0x1p-24, 0x1p-24);
 }
 
-const ln_kernel ln_f32_cascade_scalar = {
-    .name = "f32-cascade-scalar",
-    .dtype = LN_F32,
-    .forward = forward,
-    .how = "fp32 Welford over chunks of 16, chunks merged pairwise (Chan) in a binary-counter "
-           "cascade, PyTorch-CPU-like; mean error ~(8.4 + L) kappa u sigma, var rel. error "
-           "~(18 + 2 L) kappa u over L = log2(n/16) merge levels; rows whose sums overflow or squares "
-           "underflow redone in double",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f32_cascade_scalar, "f32-cascade-scalar", LN_F32, 0, LN_OP_LAYERNORM, forward, bound,
+                 ln_domain_any_row, 0, LN_NO_TUNABLES,
+                 "fp32 Welford over chunks of 16, chunks merged pairwise (Chan) in a binary-counter "
+                 "cascade, PyTorch-CPU-like; mean error ~(8.4 + L) kappa u sigma, var rel. error "
+                 "~(18 + 2 L) kappa u over L = log2(n/16) merge levels; rows whose sums overflow or squares "
+                 "underflow redone in double");

@@ -48,14 +48,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_twopass(2 + n2u, 1 + n2u, kappa, u, u);
 }
 
-const ln_kernel ln_f32_kahan_scalar = {
-    .name = "f32-kahan-scalar",
-    .dtype = LN_F32,
-    .forward = forward,
-    .how = "two-pass with Neumaier-compensated fp32 sums for the mean and the squared deviations; "
-           "mean error (2 + n^2 u) u (|mean| + sigma), var rel. error (4 + n^2 u) u; rows whose sums "
-           "overflow or squares underflow redone in double",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f32_kahan_scalar, "f32-kahan-scalar", LN_F32, 0, LN_OP_LAYERNORM, forward, bound, ln_domain_any_row,
+                 0, LN_NO_TUNABLES,
+                 "two-pass with Neumaier-compensated fp32 sums for the mean and the squared deviations; "
+                 "mean error (2 + n^2 u) u (|mean| + sigma), var rel. error (4 + n^2 u) u; rows whose sums "
+                 "overflow or squares underflow redone in double");

@@ -30,13 +30,7 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(nn, kappa, u, u) + ln_bound_var((4 * nn + 2) * kappa * kappa * u, u) + ln_bound_epilogue(u, u);
 }
 
-const ln_kernel ln_f32_naive_scalar = {
-    .name = "f32-naive-scalar",
-    .dtype = LN_F32,
-    .forward = forward,
-    .how = "one pass: fp32 sums of x and x^2, var = E[x^2] - mean^2, no clamp (negative var -> NaN); "
-           "var rel. error ~4 n kappa^2 u, no bound once that reaches 1",
-    .bound = bound,
-    .domain = ln_domain_f32_sums,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f32_naive_scalar, "f32-naive-scalar", LN_F32, 0, LN_OP_LAYERNORM, forward, bound,
+                 ln_domain_f32_sums, 0, LN_NO_TUNABLES,
+                 "one pass: fp32 sums of x and x^2, var = E[x^2] - mean^2, no clamp (negative var -> NaN); "
+                 "var rel. error ~4 n kappa^2 u, no bound once that reaches 1");

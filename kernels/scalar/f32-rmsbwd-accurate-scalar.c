@@ -4,4 +4,5 @@
 #define NORM_DTYPE LN_F32
 #include "norm-ops.h"
 
-NORM_KERNEL(ln_f32_rmsbwd_accurate_scalar, "f32-rmsbwd-accurate-scalar");
+LN_KERNEL_DEFINE(ln_f32_rmsbwd_accurate_scalar, "f32-rmsbwd-accurate-scalar", LN_F32, 0, LN_OP_RMSNORM_BWD,
+                 norm_forward, norm_bound, ln_domain_any_row, 1, LN_NO_TUNABLES, NORM_HOW);

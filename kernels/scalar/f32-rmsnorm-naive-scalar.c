@@ -4,4 +4,5 @@
 #define NORM_DTYPE LN_F32
 #include "norm-ops.h"
 
-NORM_KERNEL(ln_f32_rmsnorm_naive_scalar, "f32-rmsnorm-naive-scalar");
+LN_KERNEL_DEFINE(ln_f32_rmsnorm_naive_scalar, "f32-rmsnorm-naive-scalar", LN_F32, 0, LN_OP_RMSNORM, norm_forward,
+                 norm_bound, ln_domain_any_row, 0, LN_NO_TUNABLES, NORM_HOW);

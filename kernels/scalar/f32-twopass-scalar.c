@@ -28,14 +28,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_twopass((double)n, (double)n - 1, kappa, 0x1p-24, 0x1p-24);
 }
 
-const ln_kernel ln_f32_twopass_scalar = {
-    .name = "f32-twopass-scalar",
-    .dtype = LN_F32,
-    .forward = forward,
-    .how = "fp32 sequential sum for the mean, then fp32 sum of squared deviations; "
-           "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2; rows whose sums "
-           "overflow or squares underflow redone in double",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f32_twopass_scalar, "f32-twopass-scalar", LN_F32, 0, LN_OP_LAYERNORM, forward, bound,
+                 ln_domain_any_row, 0, LN_NO_TUNABLES,
+                 "fp32 sequential sum for the mean, then fp32 sum of squared deviations; "
+                 "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2; rows whose sums "
+                 "overflow or squares underflow redone in double");

@@ -28,14 +28,8 @@ static double bound(size_t n, double kappa)
            ln_bound_epilogue(u, u);
 }
 
-const ln_kernel ln_f32_welford_scalar = {
-    .name = "f32-welford-scalar",
-    .dtype = LN_F32,
-    .forward = forward,
-    .how = "one pass of Welford's updates in fp32 (running mean and M2); "
-           "mean error ~(2n/3) u (|mean| + sigma), var rel. error ~n (kappa + 4) u; rows whose sums "
-           "overflow or squares underflow redone in double",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f32_welford_scalar, "f32-welford-scalar", LN_F32, 0, LN_OP_LAYERNORM, forward, bound,
+                 ln_domain_any_row, 0, LN_NO_TUNABLES,
+                 "one pass of Welford's updates in fp32 (running mean and M2); "
+                 "mean error ~(2n/3) u (|mean| + sigma), var rel. error ~n (kappa + 4) u; rows whose sums "
+                 "overflow or squares underflow redone in double");

@@ -57,14 +57,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_twopass((double)n, (double)n - 1, kappa, 0x1p-53, 0x1p-53);
 }
 
-const ln_kernel ln_f64_twopass_scalar = {
-    .name = "f64-twopass-scalar",
-    .dtype = LN_F64,
-    .forward = forward,
-    .how = "double sequential sum for the mean, then double sum of squared deviations; "
-           "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2, u = 2^-53; rows "
-           "whose squares overflow or underflow redone scaled by 2^-+512",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f64_twopass_scalar, "f64-twopass-scalar", LN_F64, 0, LN_OP_LAYERNORM, forward, bound,
+                 ln_domain_any_row, 0, LN_NO_TUNABLES,
+                 "double sequential sum for the mean, then double sum of squared deviations; "
+                 "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2, u = 2^-53; rows "
+                 "whose squares overflow or underflow redone scaled by 2^-+512");

@@ -5,7 +5,8 @@
  *               arithmetic, one rounding per output) or NORM_F32ACC (16-bit storage widened
  *               exactly, the naive kernel's fp32 arithmetic, one rounding per output);
  *   NORM_DTYPE  the storage format, LN_F32, LN_F16 or LN_BF16;
- * includes this header, and defines its ln_kernel with NORM_KERNEL(id, name).
+ * includes this header, and defines its ln_kernel with LN_KERNEL_DEFINE over norm_forward,
+ * norm_bound and NORM_HOW.
  * In place is safe: y_i (dx_i) is written after x_i (dy_i) is read. */
 #include <stdlib.h>
 
@@ -52,7 +53,7 @@ static int rms_row_f32(const ln_args *a, size_t r, double *rstd_out)
 
 /* The accurate kernel: every row in double; the others: in fp32, the rows rms_row_f32 rejects in
  * double, so every row is claimed. */
-static void run(const ln_args *a)
+static void norm_forward(const ln_args *a)
 {
     for (size_t r = 0; r < a->rows && a->D; r++) {
         double rstd;
@@ -63,21 +64,21 @@ static void run(const ln_args *a)
 }
 
 /* the squares are >= 0: the sequential sum's relative error is (n - 1) ua */
-static double bound(size_t n, double kappa)
+static double norm_bound(size_t n, double kappa)
 {
     (void)kappa;
     return ln_bound_rmsnorm((double)n - 1, NORM_UA, unit_roundoff());
 }
 
 #if NORM_ALGO == NORM_NAIVE
-#define HOW                                                                           \
+#define NORM_HOW                                                                      \
     "fp32 sequential sum of squares, rstd and y = x rstd gamma + beta in fp32; rel. " \
     "error of mean(x^2) + eps (n + 2) u; rows whose sum overflows or squares underflow redone in double"
 #elif NORM_ALGO == NORM_ACCURATE
-#define HOW \
+#define NORM_HOW \
     "fp32 storage, sum of squares and y in double, one rounding to fp32: correctly rounded on almost every element"
 #else
-#define HOW                                                                                                  \
+#define NORM_HOW                                                                                             \
     "16-bit storage widened to fp32; fp32 sequential sum of squares and epilogue, one rounding per output; " \
     "rows whose sum overflows or squares underflow redone in double"
 #endif
@@ -90,7 +91,7 @@ static double bound(size_t n, double kappa)
  * (g = gamma dy, xhat = (x - mean) rstd) that also adds dy xhat and dy into the dgamma, dbeta
  * accumulators; a second pass for dx = rstd (g - mean(g) - xhat mean(g xhat)) (without mean(g)
  * when not CENTRED). */
-static void run(const ln_args *a)
+static void norm_forward(const ln_args *a)
 {
     const size_t D = a->D;
     const void *gam = a->gamma;
@@ -122,29 +123,23 @@ static void run(const ln_args *a)
     free(acc);
 }
 
-static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n, kappa, NORM_UA, unit_roundoff()); }
+static double norm_bound(size_t n, double kappa)
+{
+    return ln_bound_norm_bwd((double)n, kappa, NORM_UA, unit_roundoff());
+}
 
 #if NORM_ALGO == NORM_NAIVE
-#define HOW                                                                               \
+#define NORM_HOW                                                                          \
     "fp32: one pass for sum g, sum g xhat (and dgamma, dbeta over rows), one for dx; dx " \
     "normwise error 2 (n + 8) kappa u"
 #elif NORM_ALGO == NORM_ACCURATE
-#define HOW                                                                                   \
+#define NORM_HOW                                                                              \
     "fp32 storage, double sums and products (dgamma, dbeta summed over rows in double), one " \
     "rounding: 1 + 2 (n + 8) kappa 2^-29 u"
 #else
-#define HOW                                                                                       \
+#define NORM_HOW                                                                                  \
     "16-bit storage widened to fp32; the fp32 sums of the naive kernel (dgamma, dbeta over rows " \
     "in fp32), one rounding per output"
 #endif
 
 #endif
-
-#define NORM_KERNEL(id, kernel_name)                \
-    const ln_kernel id = {.name = kernel_name,      \
-                          .dtype = NORM_DTYPE,      \
-                          .op = NORM_OP(NORM_KIND), \
-                          .forward = run,           \
-                          .how = HOW,               \
-                          .bound = bound,           \
-                          NORM_CONTRACT(NORM_KIND == NORM_RMSNORM && NORM_ALGO != NORM_ACCURATE)}

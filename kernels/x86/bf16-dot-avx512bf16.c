@@ -29,7 +29,8 @@ static void forward(const ln_args *a)
     const size_t D = a->D;
     const __m512bh ones = (__m512bh)_mm512_set1_epi16(0x3f80); /* bf16 1.0 */
     if (D == 0 || a->rows == 0) return;                        /* nothing to normalize: no statistics either */
-    const int stream = a->rows * D * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
+    const int stream =
+        ln_tune_streams(a->rows, D, sizeof(uint16_t), ln_param(a, half_twopass_tunables, T_STREAM_MIN_BYTES));
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * D;
         uint16_t *y = (uint16_t *)a->y + r * D;
@@ -65,7 +66,7 @@ static void forward(const ln_args *a)
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }
-    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+    if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }
 
 /* The mean: 2 roundings per 32 elements per lane, <= n/16 + 6 additions per lane with the tree;
@@ -76,14 +77,7 @@ static double bound(size_t n, double kappa)
     return ln_half_f32acc_bound(n / 16.0 + 8, kappa, us) + ln_bound_var(3 * us * us, us);
 }
 
-const ln_kernel ln_bf16_dot_avx512bf16 = {
-    .name = "bf16-dot-avx512bf16",
-    .dtype = LN_BF16,
-    .isa = LN_ISA_AVX512 | LN_ISA_AVX512BF16,
-    .forward = forward,
-    .how = "vdpbf16ps sums: mean = dot(x, 1); S = dot(dh,dh) + 2 dot(dh,dl), x - mean split exactly "
-           "into bf16 hi + lo (rel. err 3 u^2); fp32 epilogue; bound ~1.02 u_bf16 + (n/16) kappa 2^-16",
-    .bound = bound,
-    .domain = ln_domain_any_row,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_bf16_dot_avx512bf16, "bf16-dot-avx512bf16", LN_BF16, LN_ISA_AVX512 | LN_ISA_AVX512BF16,
+                 LN_OP_LAYERNORM, forward, bound, ln_domain_any_row, 0, LN_TUNABLES(half_twopass_tunables),
+                 "vdpbf16ps sums: mean = dot(x, 1); S = dot(dh,dh) + 2 dot(dh,dl), x - mean split exactly "
+                 "into bf16 hi + lo (rel. err 3 u^2); fp32 epilogue; bound ~1.02 u_bf16 + (n/16) kappa 2^-16");

@@ -12,10 +12,7 @@ static void forward(const ln_args *a) { half_twopass(a, LN_BF16, HALF_EPI_MULBIA
  * the epilogue's fourth rounding (x rstd + bias, * gamma, + beta), within ln_bound_epilogue's. */
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-8) + kappa * 0x1p-24 / 0x1p-8; }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                \
-    "as bf16-f32acc-twopass-avx512bf16 but y = fma(x, rstd, -mean*rstd): no x - mean, so " \
-    "const rows give ~|x|/sqrt(eps) 2^-24 instead of 0; bound adds kappa 2^-16 u_bf16"
-
-LN_HALF_KERNEL(ln_bf16_f32acc_mulbias_avx512bf16, "bf16-f32acc-mulbias", LN_BF16);
+LN_SIMD_KERNEL(ln_bf16_f32acc_mulbias_avx512bf16, "bf16-f32acc-mulbias", LN_BF16, LN_OP_LAYERNORM, forward, bound,
+               ln_domain_any_row, 0, LN_TUNABLES(half_twopass_tunables),
+               "as bf16-f32acc-twopass-avx512bf16 but y = fma(x, rstd, -mean*rstd): no x - mean, so "
+               "const rows give ~|x|/sqrt(eps) 2^-24 instead of 0; bound adds kappa 2^-16 u_bf16");

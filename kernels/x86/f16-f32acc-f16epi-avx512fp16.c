@@ -22,11 +22,8 @@ static double bound(size_t n, double kappa)
            2.0 * LN_GAIN_ABS * 0x1p-25 * 0x1p10 / u;
 }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                    \
-    "fp32 statistics as f16-f32acc-shifted-avx512; epilogue in f16 (AVX512-FP16): "            \
-    "fma((x - mh) - ml, f16(rstd)*g, b), mean = mh + ml; fp32 epilogue where rstd is outside " \
-    "[2^-12, 2^10]; bound ~14 u16 (4 f16 roundings on xhat)"
-
-LN_HALF_KERNEL(ln_f16_f32acc_f16epi_avx512fp16, "f16-f32acc-f16epi", LN_F16);
+LN_SIMD_KERNEL(ln_f16_f32acc_f16epi_avx512fp16, "f16-f32acc-f16epi", LN_F16, LN_OP_LAYERNORM, forward, bound,
+               ln_domain_any_row, 0, LN_TUNABLES(half_shifted_tunables),
+               "fp32 statistics as f16-f32acc-shifted-avx512; epilogue in f16 (AVX512-FP16): "
+               "fma((x - mh) - ml, f16(rstd)*g, b), mean = mh + ml; fp32 epilogue where rstd is outside "
+               "[2^-12, 2^10]; bound ~14 u16 (4 f16 roundings on xhat)");

@@ -5,10 +5,7 @@ static void forward(const ln_args *a) { half_twopass(a, LN_F16, HALF_EPI_F32, 0)
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-11); }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                     \
-    "F16C widening, fp32 8-lane sums (4 accumulators) for mean then squared deviations (fma), " \
-    "fp32 epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/32) kappa 2^-13 u16"
-
-LN_HALF_KERNEL(ln_f16_f32acc_twopass_avx2, "f16-f32acc-twopass", LN_F16);
+LN_SIMD_KERNEL(ln_f16_f32acc_twopass_avx2, "f16-f32acc-twopass", LN_F16, LN_OP_LAYERNORM, forward, bound,
+               ln_domain_any_row, 0, LN_TUNABLES(half_twopass_tunables),
+               "F16C widening, fp32 8-lane sums (4 accumulators) for mean then squared deviations (fma), "
+               "fp32 epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/32) kappa 2^-13 u16");

@@ -7,11 +7,8 @@ static void forward(const ln_args *a) { half_twopass(a, LN_F16, HALF_EPI_F32, 1)
 
 static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa, 0x1p-11); }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                      \
-    "F16C widening, fp32 16-lane sums (4 accumulators) for mean then squared deviations (fma), " \
-    "3-row pipeline, fp32 epilogue, vcvtps2ph once; eps in fp32; double path for "               \
-    "overflowed/underflowed sums; bound ~1 u16 + (n/64) kappa 2^-13 u16"
-
-LN_HALF_KERNEL(ln_f16_f32acc_twopass_avx512, "f16-f32acc-twopass", LN_F16);
+LN_SIMD_KERNEL(ln_f16_f32acc_twopass_avx512, "f16-f32acc-twopass", LN_F16, LN_OP_LAYERNORM, forward, bound,
+               ln_domain_any_row, 0, LN_TUNABLES(half_twopass_tunables),
+               "F16C widening, fp32 16-lane sums (4 accumulators) for mean then squared deviations (fma), "
+               "3-row pipeline, fp32 epilogue, vcvtps2ph once; eps in fp32; double path for "
+               "overflowed/underflowed sums; bound ~1 u16 + (n/64) kappa 2^-13 u16");

@@ -76,14 +76,7 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(c + 1, kappa, u, u) + ln_bound_var(r, u) + ln_bound_epilogue(u, u);
 }
 
-const ln_kernel ln_f16_native_avx512fp16 = {
-    .name = "f16-native-avx512fp16",
-    .dtype = LN_F16,
-    .isa = LN_ISA_AVX512 | LN_ISA_AVX512FP16,
-    .forward = forward,
-    .how = "all arithmetic in f16 (AVX512-FP16): 32-lane f16 sums for mean and squared deviations, "
-           "eps rounded to f16 (1e-12 -> 0), f16 epilogue; bound ~(n/32)(kappa+1) u16, Inf on overflow",
-    .bound = bound,
-    .domain = ln_domain_f16_sums,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f16_native_avx512fp16, "f16-native-avx512fp16", LN_F16, LN_ISA_AVX512 | LN_ISA_AVX512FP16,
+                 LN_OP_LAYERNORM, forward, bound, ln_domain_f16_sums, 0, LN_NO_TUNABLES,
+                 "all arithmetic in f16 (AVX512-FP16): 32-lane f16 sums for mean and squared deviations, "
+                 "eps rounded to f16 (1e-12 -> 0), f16 epilogue; bound ~(n/32)(kappa+1) u16, Inf on overflow");

@@ -1,4 +1,5 @@
 /* Near-correctly-rounded fp32 LayerNorm for AVX2: see f32-accurate.h. */
 #include "f32-accurate.h"
 
-LN_VEC_KERNEL(ln_f32_accurate_avx2, "f32-accurate", LN_F32);
+LN_SIMD_KERNEL(ln_f32_accurate_avx2, "f32-accurate", LN_F32, LN_OP_LAYERNORM, f32_accurate_forward, f32_accurate_bound,
+               ln_domain_any_row, 1, LN_TUNABLES(f32_accurate_tunables), F32_ACCURATE_HOW);

@@ -2,4 +2,5 @@
 #define NORM_KIND NORM_LNBWD
 #include "f32-norm-ops-vec.h"
 
-NORM_VEC_KERNEL(ln_f32_lnbwd_vector_avx512, "f32-lnbwd-vector");
+LN_SIMD_KERNEL(ln_f32_lnbwd_vector_avx512, "f32-lnbwd-vector", LN_F32, LN_OP_LAYERNORM_BWD, norm_vec_forward,
+               norm_vec_bound, ln_domain_any_row, 1, LN_NO_TUNABLES, NORM_VEC_HOW);

@@ -2,4 +2,5 @@
 #define NORM_KIND NORM_RMSBWD
 #include "f32-norm-ops-vec.h"
 
-NORM_VEC_KERNEL(ln_f32_rmsbwd_vector_avx512, "f32-rmsbwd-vector");
+LN_SIMD_KERNEL(ln_f32_rmsbwd_vector_avx512, "f32-rmsbwd-vector", LN_F32, LN_OP_RMSNORM_BWD, norm_vec_forward,
+               norm_vec_bound, ln_domain_any_row, 1, LN_NO_TUNABLES, NORM_VEC_HOW);

@@ -2,4 +2,5 @@
 #define NORM_KIND NORM_RMSNORM
 #include "f32-norm-ops-vec.h"
 
-NORM_VEC_KERNEL(ln_f32_rmsnorm_vector_avx512, "f32-rmsnorm-vector");
+LN_SIMD_KERNEL(ln_f32_rmsnorm_vector_avx512, "f32-rmsnorm-vector", LN_F32, LN_OP_RMSNORM, norm_vec_forward,
+               norm_vec_bound, ln_domain_any_row, 0, LN_NO_TUNABLES, NORM_VEC_HOW);

@@ -1,4 +1,5 @@
 /* Shifted-data one-pass fp32 LayerNorm for AVX2: see f32-shifted.h. */
 #include "f32-shifted.h"
 
-LN_VEC_KERNEL(ln_f32_shifted_avx2, "f32-shifted", LN_F32);
+LN_SIMD_KERNEL(ln_f32_shifted_avx2, "f32-shifted", LN_F32, LN_OP_LAYERNORM, f32_shifted_forward, f32_shifted_bound,
+               ln_domain_any_row, 0, LN_TUNABLES(f32_shifted_tunables), F32_SHIFTED_HOW);

@@ -1,4 +1,5 @@
 /* fp32 two-pass LayerNorm for AVX512: see f32-twopass.h. */
 #include "f32-twopass.h"
 
-LN_VEC_KERNEL(ln_f32_twopass_avx512, "f32-twopass", LN_F32);
+LN_SIMD_KERNEL(ln_f32_twopass_avx512, "f32-twopass", LN_F32, LN_OP_LAYERNORM, f32_twopass_forward, f32_twopass_bound,
+               ln_domain_any_row, 0, LN_NO_TUNABLES, F32_TWOPASS_HOW);

@@ -1,4 +1,5 @@
 /* fp64 two-pass LayerNorm for AVX512: see f64-twopass.h. */
 #include "f64-twopass.h"
 
-LN_VEC_KERNEL(ln_f64_twopass_avx512, "f64-twopass", LN_F64);
+LN_SIMD_KERNEL(ln_f64_twopass_avx512, "f64-twopass", LN_F64, LN_OP_LAYERNORM, f64_twopass_forward, f64_twopass_bound,
+               ln_domain_any_row, 0, LN_NO_TUNABLES, F64_TWOPASS_HOW);

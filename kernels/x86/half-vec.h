@@ -13,7 +13,8 @@
  * Hooks, per ISA: hwords (the HB words as one integer vector), half_block_widen, half_block_load,
  * half_block_load_part (the first n < HB elements, the rest 0, no access past them), half_block_narrow (round
  * to the 16-bit format), half_block_store (stream: non-temporal, vector-aligned p), half_block_store_part,
- * half_block_keep (zero the lanes of elements n..HB-1). */
+ * half_block_keep (zero the lanes of elements n..HB-1); on AVX-512 also hwords_* (the words as they
+ * are) and, where the ISA has it, f16 arithmetic (vh_*, LN_VEC_F16_ARITH). */
 #ifndef LN_X86_HALF_VEC_H
 #define LN_X86_HALF_VEC_H
 
@@ -254,6 +255,37 @@ LN_INLINE void half_block_store_part(ln_dtype t, uint16_t *p, vf_pair v, size_t 
     _mm512_mask_storeu_epi16(p, half_block_mask(n), half_block_narrow(t, v));
 }
 
+/* The HB words of a block as they are (no widening), for arithmetic on the 16-bit values
+ * themselves: zero, load, the first n < HB words (the rest 0, nothing past them read), store
+ * (stream: non-temporal, 64-byte aligned p) and the first n words stored. */
+LN_INLINE hwords hwords_zero(void) { return _mm512_setzero_si512(); }
+LN_INLINE hwords hwords_load(const uint16_t *p) { return _mm512_loadu_si512(p); }
+LN_INLINE hwords hwords_load_part(const uint16_t *p, size_t n)
+{
+    return _mm512_maskz_loadu_epi16(half_block_mask(n), p);
+}
+LN_INLINE void hwords_store(uint16_t *p, hwords v, int stream)
+{
+    if (stream) _mm512_stream_si512((__m512i *)p, v);
+    else _mm512_storeu_si512(p, v);
+}
+LN_INLINE void hwords_store_part(uint16_t *p, hwords v, size_t n)
+{
+    _mm512_mask_storeu_epi16(p, half_block_mask(n), v);
+}
+
+#if defined(__AVX512FP16__)
+/* f16 arithmetic (AVX512-FP16): vh holds HB f16 values, a block's words reinterpreted. */
+#define LN_VEC_F16_ARITH 1
+typedef __m512h vh;
+LN_INLINE vh vh_set1(_Float16 a) { return _mm512_set1_ph(a); }
+LN_INLINE vh vh_of_words(hwords w) { return _mm512_castsi512_ph(w); }
+LN_INLINE hwords vh_words(vh v) { return _mm512_castph_si512(v); }
+LN_INLINE vh vh_sub(vh a, vh b) { return _mm512_sub_ph(a, b); }
+LN_INLINE vh vh_mul(vh a, vh b) { return _mm512_mul_ph(a, b); }
+LN_INLINE vh vh_fma(vh a, vh b, vh c) { return _mm512_fmadd_ph(a, b, c); }
+#endif
+
 /* v with the lanes of elements n .. HB-1 zeroed: f16 holds elements 0-15 in a and 16-31 in b,
  * bf16 the (n + 1) / 2 even ones in a and the n / 2 odd ones in b. */
 LN_INLINE vf_pair half_block_keep(ln_dtype t, vf_pair v, size_t n)
@@ -264,6 +296,11 @@ LN_INLINE vf_pair half_block_keep(ln_dtype t, vf_pair v, size_t n)
 
 #else
 #error "half-vec.h: no 16-bit block layer for this vector width"
+#endif
+
+/* 1 where the layer has f16 arithmetic (vh and its operations), else 0. */
+#ifndef LN_VEC_F16_ARITH
+#define LN_VEC_F16_ARITH 0
 #endif
 
 /* HB elements in memory order through half_block_load (widened) and half_block_store (rounded), for the tests'
@@ -289,31 +326,11 @@ static inline void half_block_store_in_order(ln_dtype t, const float *in, uint16
     half_block_store(t, out, (vf_pair){vf_load(a), vf_load(b)}, 0);
 }
 
-/* LN_VEC_KERNEL for this file's ISA: files built with AVX512-FP16 (f16 arithmetic) are named
- * "...-avx512fp16", those built with AVX512-BF16 (the bf16 AVX-512 kernels, whose rounding is
- * vcvtne2ps2bf16) "...-avx512bf16", and need that CPU bit. */
-#define LN_HALF_KERNEL_ISA(id, prefix, type, suffix, bit)        \
-    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME suffix, \
-                          .dtype = type,                         \
-                          .isa = LN_VEC_ISA | bit,               \
-                          .forward = forward,                    \
-                          .how = HOW,                            \
-                          .bound = bound,                        \
-                          .domain = DOMAIN,                      \
-                          .agrees_nonfinite = AGREES_NONFINITE}
-#if defined(__AVX512FP16__)
-#define LN_HALF_KERNEL(id, prefix, type) LN_HALF_KERNEL_ISA(id, prefix, type, "fp16", LN_ISA_AVX512FP16)
-#elif defined(__AVX512BF16__)
-#define LN_HALF_KERNEL(id, prefix, type) LN_HALF_KERNEL_ISA(id, prefix, type, "bf16", LN_ISA_AVX512BF16)
-#else
-#define LN_HALF_KERNEL LN_VEC_KERNEL
-#endif
-
 /* Prefetches the 2 HB elements at p (one 64-byte line with AVX2, two with AVX-512) into L2: the
  * next rows of the row loops. Into L1, as the AVX-512 two-pass once did, its kernels were 6-26%
  * behind their AVX2 siblings from memory at D 4096 on Sapphire Rapids; into L2, 17% behind to 31%
  * ahead (two alternated runs each, a noisy VM). */
 #define HB_PREFETCH2(p) \
-    for (size_t k_ = 0; k_ < 2 * HB; k_ += 32) _mm_prefetch((const char *)((p) + k_), _MM_HINT_T1)
+    for (size_t k_ = 0; k_ < 2 * HB; k_ += 32) vec_prefetch_l2((p) + k_)
 
 #endif

@@ -1,6 +1,8 @@
-/* A thin vector layer so each x86 algorithm is written once: the file that includes it is
- * compiled either with AVX2 + FMA (8 floats / 4 doubles a vector) or with AVX-512 F/BW/VL/DQ
- * (16 / 8), and these helpers map to that ISA's intrinsics. Every load and store is unaligned
+/* The x86 vector layer: the algorithm templates (kernels/simd/) are written once over these
+ * names, and the file that includes it is compiled either with AVX2 + FMA (8 floats / 4 doubles a
+ * vector) or with AVX-512 F/BW/VL/DQ (16 / 8), and these helpers map to that ISA's intrinsics.
+ * Another architecture provides the same names in its own kernels/<arch>/vec.h (the list:
+ * docs/adding-an-isa.md); the templates use nothing else of the hardware. Every load and store is unaligned
  * except vf_stream / vd_stream (non-temporal, vector-aligned address). "part" loads and stores
  * touch only the first n < width elements (masked, never past the end of the row); lanes
  * beyond n read as 0. */
@@ -27,8 +29,19 @@
 
 #if defined(__AVX512F__)
 
+/* The ISA the including file is built for (its name's suffix, isa.def): AVX512-FP16 and
+ * AVX512-BF16 files are AVX-512 files with one more instruction set. */
+#if defined(__AVX512FP16__)
+#define LN_VEC_ISA (LN_ISA_AVX2 | LN_ISA_AVX512 | LN_ISA_AVX512FP16)
+#define LN_VEC_NAME "avx512fp16"
+#elif defined(__AVX512BF16__)
+#define LN_VEC_ISA (LN_ISA_AVX2 | LN_ISA_AVX512 | LN_ISA_AVX512BF16)
+#define LN_VEC_NAME "avx512bf16"
+#else
 #define LN_VEC_ISA (LN_ISA_AVX2 | LN_ISA_AVX512)
 #define LN_VEC_NAME "avx512"
+#endif
+#define VEC_REGS 32 /* vector registers: loops that keep more live values pick their form on it */
 #define VF_W 16
 #define VD_W 8
 typedef __m512 vf;
@@ -100,6 +113,7 @@ LN_INLINE double vd_sum(vd v)
 
 #define LN_VEC_ISA LN_ISA_AVX2
 #define LN_VEC_NAME "avx2"
+#define VEC_REGS 16
 #define VF_W 8
 #define VD_W 4
 typedef __m256 vf;
@@ -172,17 +186,28 @@ LN_INLINE double vd_sum(vd v)
 /* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */
 LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v))); }
 
-/* The ln_kernel of this file's algorithm for the ISA it is compiled for: the file defines
- * forward(), bound() and HOW. */
-#define LN_VEC_KERNEL(id, prefix, type)                   \
-    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, \
-                          .dtype = type,                  \
-                          .isa = LN_VEC_ISA,              \
-                          .forward = forward,             \
-                          .how = HOW,                     \
-                          .bound = bound,                 \
-                          .domain = DOMAIN,               \
-                          .agrees_nonfinite = AGREES_NONFINITE}
+/* The line at p into L2 (not L1: the rows ahead, which the loop reaches only after the current
+ * row's work; docs/simd.md). */
+LN_INLINE void vec_prefetch_l2(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T1); }
+
+/* Orders the non-temporal stores (vf_stream, vd_stream, ...) before whatever the caller does
+ * next: every kernel that streamed calls it once before returning. */
+LN_INLINE void vec_stream_fence(void) { _mm_sfence(); }
+
+/* The ln_kernel of a template's algorithm for the ISA the including file is built for: its name
+ * is prefix-<isa> (e.g. "f32-shifted-avx2"), its isa the layer's bits; every other field is an
+ * argument (LN_KERNEL_DEFINE, kernel.h). */
+#define LN_SIMD_KERNEL(id, prefix, dtype_, op_, forward_, bound_, domain_, agrees_, tunables_, how_) \
+    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME,                                            \
+                          .dtype = (dtype_),                                                         \
+                          .isa = LN_VEC_ISA,                                                         \
+                          .op = (op_),                                                               \
+                          .forward = (forward_),                                                     \
+                          .bound = (bound_),                                                         \
+                          .domain = (domain_),                                                       \
+                          .agrees_nonfinite = (agrees_),                                             \
+                          tunables_,                                                                 \
+                          .how = (how_)}
 
 /* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
  * written with ordinary stores before the non-temporal ones. */
@@ -191,11 +216,5 @@ LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)
     size_t v = VF_W * sizeof(float), lead = (v - (uintptr_t)y % v) % v / size;
     return lead < n ? lead : n;
 }
-
-/* Whether a non-temporal store is worth it: the output is far larger than the caches, so
- * writing around them saves the read-for-ownership of y and keeps x's lines cached. */
-#ifndef LN_STREAM_MIN_BYTES
-#define LN_STREAM_MIN_BYTES ((size_t)32 << 20)
-#endif
 
 #endif

@@ -63,7 +63,7 @@ static void row_stats(const float *x, size_t n, float *mean, double *m2)
     *m2 = vf_first(w.m2);
 }
 
-static void forward(const ln_args *a)
+static void f32_welford_forward(const ln_args *a)
 {
     const size_t n = a->D;
     for (size_t r = 0; r < a->rows && n > 0; r++) {
@@ -89,16 +89,14 @@ static void forward(const ln_args *a)
  * rounded, then one fma: the three roundings it counts per step), and the 4 sets and W lanes
  * merge in a balanced tree of height log2(4W) whose parts' counts differ by at most one element
  * per lane: nb <= 2 na (rows shorter than 4W: lanes of 0 or 1 element, nb <= 4W na). */
-static double bound(size_t n, double kappa)
+static double f32_welford_bound(size_t n, double kappa)
 {
     const double u = 0x1p-24, lanes = ACC * VF_W;
     double m = ceil((double)n / lanes);
     return ln_bound_cascade(m, log2(lanes), (double)n < lanes ? lanes : 2, kappa, u, u);
 }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                        \
+#define F32_WELFORD_HOW                                                                            \
     "fp32 Welford per lane (4 vector sets, shared 1/k), sets and lanes merged by Chan's formula; " \
     "mean error ~(n/(8W) + log2(4W)) kappa u sigma, M2 rel. error ~(n/(2W sqrt 3) + 2 log2(4W)) "  \
     "kappa u; overflow or underflow rows redone in double"

@@ -14,15 +14,15 @@
  * beyond about one sigma) or whose statistics ln_half_stats_ok rejects is redone by the two-pass
  * row code (half-twopass.h, its double path included), so the bound is the larger of the
  * accepted rows' and the two-pass one. Included by the *-f32acc-shifted-<isa>.c files. */
-#ifndef LN_X86_HALF_SHIFTED_H
-#define LN_X86_HALF_SHIFTED_H
+#ifndef LN_SIMD_HALF_SHIFTED_H
+#define LN_SIMD_HALF_SHIFTED_H
 
 #include "half-twopass.h"
 
 /* The specializations of a row loop, for LN_SPECIALIZE_GB: BODY(G, B, E, S) with compile-time
  * has_g, has_b, epilogue form E and stream S, from the epi and stream in scope (epi: HALF_EPI_F32,
  * or HALF_EPI_F16 in files built with AVX512-FP16). */
-#ifdef __AVX512FP16__
+#if LN_VEC_F16_ARITH
 #define HALF_EPI_CASE(G, B, S) (epi == HALF_EPI_F16 ? BODY(G, B, HALF_EPI_F16, S) : BODY(G, B, HALF_EPI_F32, S))
 #else
 #define HALF_EPI_CASE(G, B, S) ((void)epi, BODY(G, B, HALF_EPI_F32, S))
@@ -163,24 +163,53 @@ static inline int half_shifted_stats(double s1, double s2, float K, size_t n, do
  * cache at D 4096-16384). Measured on Sapphire Rapids (docs/lowp.md, two alternated pairs):
  * from memory +10-25% at D 4096-16384; in cache +5-20% at D 8192-16384, 2-3% slower at 4096
  * (where the single-row pipeline still fits L1) and at D 1024 from memory. */
-#define HALF_PAIR_MIN_D 8192        /* in cache */
-#define HALF_PAIR_MIN_D_STREAM 4096 /* streaming from memory */
+/* (Tunables pair_min_d, in cache, and pair_min_d_stream, streaming from memory.) */
 
-/* Streaming rows shorter than HALF_PAIR_NEAR_MIN_D prefetch the rows two ahead shifted by
- * HALF_PAIR_AHEAD elements (4 KiB), so that memory keeps reading while a pair's last blocks and
- * the next pair's start run from cache: +5-8% at D 4096 (four runs, docs/lowp.md). Longer rows
- * prefetch the rows being summed, HALF_PAIR_NEAR elements (512 B) ahead of the sums (their last
- * lines reach into the next pair): on Sapphire Rapids +6-10% at D 8192 and +12-17% at 16384
- * against prefetching the next pair, 1-2% slower at 4096 (docs/simd.md, eighth round). */
-#define HALF_PAIR_AHEAD 2048
-#define HALF_PAIR_NEAR 256
-#define HALF_PAIR_NEAR_MIN_D 8192
+/* Streaming rows shorter than pair_near_min_d prefetch the rows two ahead shifted by
+ * pair_ahead elements (4 KiB), so that memory keeps reading while a pair's last blocks and the
+ * next pair's start run from cache: +5-8% at D 4096 (four runs, docs/lowp.md). Longer rows
+ * prefetch the rows being summed, pair_near elements (512 B) ahead of the sums (their last lines
+ * reach into the next pair): on Sapphire Rapids +6-10% at D 8192 and +12-17% at 16384 against
+ * prefetching the next pair, 1-2% slower at 4096 (docs/simd.md, eighth round). */
 
-/* AVX-512, in cache, fp32 epilogue: rows up to this long take gamma and beta widened once per
- * call (half_widen_gb), which their fp32 copies (8 bytes an element) and the rows x, x + 1 and y
- * still leave in L1. Measured on Sapphire Rapids (docs/lowp.md): f16-f32acc-shifted-avx512
- * +20-27% at D 768-4096, bf16-f32acc-shifted-avx512bf16 +10-13% at D 768-2048, level at 4096. */
-#define HALF_WIDE_MAX_D 4096
+/* AVX-512, in cache, fp32 epilogue: rows up to wide_max_d long take gamma and beta widened once
+ * per call (half_widen_gb), which their fp32 copies (8 bytes an element) and the rows x, x + 1
+ * and y still leave in L1. Measured on Sapphire Rapids (docs/lowp.md): f16-f32acc-shifted-avx512
+ * +20-27% at D 768-4096, bf16-f32acc-shifted-avx512bf16 +10-13% at D 768-2048, level at 4096.
+ * The copies live on the stack: HALF_WIDE_BUF, the largest allowed value. */
+#define HALF_WIDE_BUF 4096
+
+/* The tunables (kernel.h), in the order of half_shifted_tunables; the pair and wide forms exist
+ * on AVX-512 only (AVX2's 16 registers would not hold the two rows' sums). */
+enum {
+    HS_STREAM_MIN_BYTES,
+    HS_PAIR_MIN_D,
+    HS_PAIR_MIN_D_STREAM,
+    HS_PAIR_AHEAD,
+    HS_PAIR_NEAR,
+    HS_PAIR_NEAR_MIN_D,
+    HS_WIDE_MAX_D
+};
+#if VF_W == 16
+static const int pair_min_d_values[] = {2048, 4096, 8192, 16384, LN_TUNE_OFF};
+static const int pair_ahead_values[] = {0, 1024, 2048, 4096};
+static const int pair_near_values[] = {0, 128, 256, 512, 1024};
+static const int pair_near_min_d_values[] = {4096, 8192, 16384, LN_TUNE_OFF};
+static const int wide_max_d_values[] = {0, 1024, 2048, HALF_WIDE_BUF};
+#endif
+static const ln_tunable half_shifted_tunables[] = {
+    LN_TUNABLE_STREAM_MIN_BYTES,
+#if VF_W == 16
+    {"pair_min_d", "D from which cache-resident rows go two by two", 8192, pair_min_d_values, 5},
+    {"pair_min_d_stream", "D from which streaming rows go two by two (D a multiple of 2 W)", 4096, pair_min_d_values,
+     5},
+    {"pair_ahead", "elements past the pair after next that streaming pairs prefetch", 2048, pair_ahead_values, 4},
+    {"pair_near", "elements ahead of the sums that long streaming pairs prefetch", 256, pair_near_values, 5},
+    {"pair_near_min_d", "D from which streaming pairs prefetch the rows being summed", 8192, pair_near_min_d_values, 4},
+    {"wide_max_d", "D up to which cache-resident rows widen gamma and beta once per call (0: never)", HALF_WIDE_BUF,
+     wide_max_d_values, 4},
+#endif
+};
 
 /* The block of outputs at element i of rows x0 and x1 (constants c0, c1). */
 LN_INLINE void half_norm_pair_block(ln_dtype t, const uint16_t *x0, const uint16_t *x1, uint16_t *y0, uint16_t *y1,
@@ -250,6 +279,9 @@ static inline void half_shifted_pairs(const ln_args *a, ln_dtype t, int epi, int
     const size_t n = a->D, rows = a->rows;
     const uint16_t *X = a->x, *g = a->gamma, *b = a->beta;
     uint16_t *Y = a->y;
+    const size_t near_min_d = (size_t)ln_param(a, half_shifted_tunables, HS_PAIR_NEAR_MIN_D),
+                 near = (size_t)ln_param(a, half_shifted_tunables, HS_PAIR_NEAR),
+                 ahead = (size_t)ln_param(a, half_shifted_tunables, HS_PAIR_AHEAD);
     float K[2];
     double s1[2], s2[2];
     for (size_t k = 0; k < 2 && k < rows; k++) half_shifted_row_sums(t, X + k * n, n, &K[k], &s1[k], &s2[k]);
@@ -267,8 +299,8 @@ static inline void half_shifted_pairs(const ln_args *a, ln_dtype t, int epi, int
         if (cnt == 2 && cnt2 == 2 && ok[0] && ok[1] && e[0] == e[1]) {
             K[0] = half_shift_of(t, x2, n), K[1] = half_shift_of(t, x2 + n, n);
             const uint16_t *pf = NULL; /* rows r+2 and r+3 just ahead of their sums, or r+4 and r+5 */
-            if (stream && n >= HALF_PAIR_NEAR_MIN_D) pf = r + 5 <= rows ? x2 + HALF_PAIR_NEAR : NULL;
-            else if (stream && r + 6 <= rows) pf = x2 + 2 * n + (r + 7 <= rows ? HALF_PAIR_AHEAD : 0);
+            if (stream && n >= near_min_d) pf = r + 5 <= rows ? x2 + near : NULL;
+            else if (stream && r + 6 <= rows) pf = x2 + 2 * n + (r + 7 <= rows ? ahead : 0);
             half_shifted_pair(t, x0, y0, mean[0], rstd[0], mean[1], rstd[1], g, b, x2, K[0], K[1], pf, n, s1, s2, e[0],
                               stream);
         } else {
@@ -321,10 +353,10 @@ LN_INLINE void half_shifted_rows(const ln_args *a, ln_dtype t, int epi, int stre
 }
 
 #if VF_W == 16
-/* half_shifted_rows with gamma and beta widened first (fp32 epilogue, n <= HALF_WIDE_MAX_D). */
+/* half_shifted_rows with gamma and beta widened first (fp32 epilogue, n <= HALF_WIDE_BUF). */
 static void half_shifted_rows_wide(const ln_args *a, ln_dtype t)
 {
-    _Alignas(64) float gw[HALF_WIDE_MAX_D], bw[HALF_WIDE_MAX_D];
+    _Alignas(64) float gw[HALF_WIDE_BUF], bw[HALF_WIDE_BUF];
     half_shifted_rows(a, t, HALF_EPI_F32, 0, half_widen_gb(t, a->gamma, a->beta, a->D, gw, bw), 1);
 }
 #endif
@@ -334,36 +366,30 @@ static inline void half_shifted(const ln_args *a, ln_dtype t, int epi)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return; /* nothing to normalize: no statistics either */
-    const int stream = rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
+    const ln_tunable *tu = half_shifted_tunables;
+    const int stream = ln_tune_streams(rows, n, sizeof(uint16_t), ln_param(a, tu, HS_STREAM_MIN_BYTES));
 #if VF_W == 16 /* AVX2's 16 registers would not hold the two rows' sums */
-    if (stream ? n >= HALF_PAIR_MIN_D_STREAM && n % HB == 0 : n >= HALF_PAIR_MIN_D) {
+    if (stream ? n >= (size_t)ln_param(a, tu, HS_PAIR_MIN_D_STREAM) && n % HB == 0
+               : n >= (size_t)ln_param(a, tu, HS_PAIR_MIN_D)) {
         half_shifted_pairs(a, t, epi, stream);
-        if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+        if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
         return;
     }
-    if (!stream && epi == HALF_EPI_F32 && n <= HALF_WIDE_MAX_D && rows > 1) {
+    if (!stream && epi == HALF_EPI_F32 && n <= (size_t)ln_param(a, tu, HS_WIDE_MAX_D) && n <= HALF_WIDE_BUF &&
+        rows > 1) {
         half_shifted_rows_wide(a, t);
         return;
     }
 #endif
     half_shifted_rows(a, t, epi, stream, (hwide){NULL, NULL}, 0);
-    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+    if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }
 
-/* As f32-shifted's bound, in the 16-bit format's units: accepted rows have m = n/(4 W) terms per
- * lane (four W-lane accumulators), e = (m + 3) ua, t = |mean - K| / sigma <= sqrt 2; S1/n is off
- * by e (t + 1) sigma, the mean by that plus its rounding to float; var has relative error
- * e (1 + t^2 + 2 t (t + 1)) + (e (t + 1))^2 + 3 ua. Rejected rows: the two-pass bound. */
+/* As f32-shifted's bound, in the 16-bit format's units (us): bounds.h's shifted-data bound over
+ * four W-lane accumulators for the accepted rows, the two-pass bound for the rejected ones. */
 static inline double half_shifted_bound(size_t n, double kappa, double us)
 {
-    const double ua = 0x1p-24, t = sqrt(2.0);
-    double m = ceil((double)n / (4.0 * VF_W)), e = (m + 3.0) * ua;
-    if (e > 0.05) return INFINITY;
-    double shifted =
-        ln_bound_mean(1.0, kappa, ua, us) + ln_bound_mean(m + 3.0, t, ua, us) +
-        ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * ua, us) +
-        ln_bound_epilogue(ua, us);
-    return fmax(shifted, half_twopass_bound(n, kappa, us));
+    return fmax(ln_bound_shifted(n, kappa, 4 * VF_W, us), half_twopass_bound(n, kappa, us));
 }
 
 #endif

@@ -34,8 +34,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)
-            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float))
-                _mm_prefetch((const char *)(pf + j + k), _MM_HINT_T1);
+            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) vec_prefetch_l2(pf + j + k);
         STAGES(0, q0, s0);
         STAGES(1, q1, s1);
         STAGES(2, q2, s2);
@@ -84,17 +83,25 @@ static void forward_long_rows(const ln_args *a, int stream)
     }
 }
 
-/* The pipeline touches three rows of x, one of y, gamma and beta: about 6 n floats. */
-#define PIPELINE_MAX_BYTES (40u << 10)
+/* The tunables (kernel.h), in the order of f32_fused_tunables. The pipeline touches three rows
+ * of x, one of y, gamma and beta: about 6 n floats, which should stay in L1 (40 KiB by default). */
+enum { T_STREAM_MIN_BYTES, T_PIPELINE_MAX_BYTES };
+static const int pipeline_max_bytes_values[] = {0, 16 << 10, 24 << 10, 40 << 10, 64 << 10, 128 << 10, LN_TUNE_OFF};
+static const ln_tunable f32_fused_tunables[] = {
+    LN_TUNABLE_STREAM_MIN_BYTES,
+    {"pipeline_max_bytes", "bytes (6 D floats) up to which rows go through the three-row pipeline", 40 << 10,
+     pipeline_max_bytes_values, 7},
+};
 
-static void forward(const ln_args *a)
+static void f32_fused_forward(const ln_args *a)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return;
-    const int stream = rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
-    if (6 * n * sizeof(float) > PIPELINE_MAX_BYTES) {
+    const ln_tunable *t = f32_fused_tunables;
+    const int stream = ln_tune_streams(rows, n, sizeof(float), ln_param(a, t, T_STREAM_MIN_BYTES));
+    if (6 * n * sizeof(float) > (size_t)ln_param(a, t, T_PIPELINE_MAX_BYTES)) {
         forward_long_rows(a, stream);
-        if (stream) _mm_sfence();
+        if (stream) vec_stream_fence();
         return;
     }
     const float *X = a->x;
@@ -123,15 +130,13 @@ static void forward(const ln_args *a)
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
     }
-    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+    if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }
 
 /* f32-twopass's arithmetic exactly. */
-static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4 * VF_W, 0.0); }
+static double f32_fused_bound(size_t n, double kappa) { return ln_bound_f32_lanes(n, kappa, 4 * VF_W, 0.0); }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                      \
+#define F32_FUSED_HOW                                                                            \
     "fp32 two-pass as f32-twopass (bit-identical) in a 3-row pipeline: one loop normalizes row " \
     "r, sums (x-mean)^2 of r+1 and x of r+2; non-temporal stores above 32 MiB; var rel. error "  \
     "<= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2; overflow or underflow rows redone in double"

@@ -162,7 +162,7 @@ LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void
     size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x and y, j walks xn */
     if (i) out_part(x, y, g, b, 0, i, k, rstd, c, has_g, has_b, wide);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
-        if (pf) _mm_prefetch((const char *)(pf + j), _MM_HINT_T1); /* W floats: one line or half of one */
+        if (pf) vec_prefetch_l2(pf + j); /* W floats: one line or half of one */
         if (has_next) dev_add_w(xn + j, kn, zk, &s0, &q0, &sh, &qh);
         vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b, wide, zk);
         vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b, wide, zk);
@@ -202,11 +202,7 @@ static void pipeline(const float *x, float *y, const void *g, const void *b, dou
  * keeps 16 vectors live (8 partial sums, 8 row constants): AVX-512's 32 registers hold them;
  * with AVX2's 16 two sums spill to the stack and pairs measured slower than single rows
  * (docs/simd.md), so AVX2 keeps the single-row pipeline. */
-#if defined(__AVX512F__)
-#define ACC_PAIRS 1
-#else
-#define ACC_PAIRS 0
-#endif
+#define ACC_PAIRS (VEC_REGS >= 32)
 
 typedef struct {
     const float *x[2];
@@ -267,13 +263,12 @@ static void pair(acc_pair *p, const float *g, const float *b, size_t n)
 #undef ROWS
 }
 
-/* Rows this long read gamma and beta as floats, converted in registers: their double copies
+/* Rows this long (the tunable gb_float_min_d) read gamma and beta as floats, converted in registers: their double copies
  * (16 n bytes, 64 KiB at D 4096) no longer stay in L1 beside the rows, and reading them from L2
  * costs more than the conversions (Sapphire Rapids, docs/simd.md: +10-18% in cache and +6-7%
  * from memory at D 4096-16384; -10% in cache at D 768-1024, where the copies stay in L1, and no
  * gain at 2048).
  * Outputs are the same bits either way (float to double is exact). */
-#define GB_FLOAT_MIN_D 4096
 
 /* Where the widened beta starts after gamma, in doubles: n rounded up to 4 KiB, plus 1 KiB.
  * Right after gamma (8 n bytes on), rows of D a multiple of 512 put gamma[i] and beta[i] at the
@@ -363,12 +358,22 @@ static void forward_rows(const ln_args *a, const void *g, const void *b, size_t 
     }
 }
 
-static void forward(const ln_args *a)
+/* The tunables (kernel.h), in the order of f32_accurate_tunables. */
+enum { T_STREAM_MIN_BYTES, T_GB_FLOAT_MIN_D };
+static const int gb_float_min_d_values[] = {0, 1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
+static const ln_tunable f32_accurate_tunables[] = {
+    LN_TUNABLE_STREAM_MIN_BYTES,
+    {"gb_float_min_d", "D from which gamma and beta are read as floats, not widened once to double per call", 4096,
+     gb_float_min_d_values, 7},
+};
+
+static void f32_accurate_forward(const ln_args *a)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return;
-    const int stream = rows * n * sizeof(float) >= LN_STREAM_MIN_BYTES;
-    const int wide = n < GB_FLOAT_MIN_D;
+    const ln_tunable *t = f32_accurate_tunables;
+    const int stream = ln_tune_streams(rows, n, sizeof(float), ln_param(a, t, T_STREAM_MIN_BYTES));
+    const int wide = n < (size_t)ln_param(a, t, T_GB_FLOAT_MIN_D);
     const void *g = a->gamma, *b = a->beta;
     if (wide) {
         double *gd, *bd;
@@ -377,7 +382,7 @@ static void forward(const ln_args *a)
     }
     size_t r = ACC_PAIRS && !wide && !stream && rows >= 2 ? forward_pairs(a, g, b) : 0;
     if (r < rows) forward_rows(a, g, b, r, stream, wide);
-    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+    if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }
 
 /* In units of the fp32 u, with e = u_d = 2^-53. The sums: each lane adds L = n/W + 1 terms
@@ -392,7 +397,7 @@ static void forward(const ln_args *a)
  * elements, K their mean or 0: acc_shift; then K's rounding): t' <= sqrt 2 unless kappa nears
  * 2^53, where no claim is made.
  * The epilogue (x - K, the two fma, rstd) is bounds.h's with ua = e, plus the final rounding. */
-static double bound(size_t n, double kappa)
+static double f32_accurate_bound(size_t n, double kappa)
 {
     const double u = 0x1p-24, e = 0x1p-53, t = sqrt(2.0);
     const double depth = ceil((double)n / VF_W) + 2.0 + log2((double)VD_W);
@@ -404,9 +409,7 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(a / e, 0.0, e, u) + ln_bound_var(r, u) + ln_bound_epilogue(e, u);
 }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 1
-#define HOW                                                                                                      \
+#define F32_ACCURATE_HOW                                                                                         \
     "fp32 storage, double arithmetic in one pass: S1 = sum(x-K), S2 = sum(x-K)^2 about K = 0 or "                \
     "the mean of the first W x (rows with (S1/n)^2 > var summed again about K + S1/n); double epilogue rounded " \
     "once; normwise <= 1 u + 25 (n/W + 8) 2^-29 u"

@@ -4,7 +4,7 @@
  * f32-twopass-avx2.c and f32-twopass-avx512.c. */
 #include "f32-passes.h"
 
-static void forward(const ln_args *a)
+static void f32_twopass_forward(const ln_args *a)
 {
     const size_t n = a->D;
     for (size_t r = 0; r < a->rows && n > 0; r++) {
@@ -18,11 +18,9 @@ static void forward(const ln_args *a)
 }
 
 /* 4 W lanes of sequential fp32 sums, combined in double. */
-static double bound(size_t n, double kappa) { return f32_lanes_bound(n, kappa, 4 * VF_W, 0.0); }
+static double f32_twopass_bound(size_t n, double kappa) { return ln_bound_f32_lanes(n, kappa, 4 * VF_W, 0.0); }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                    \
+#define F32_TWOPASS_HOW                                                                        \
     "fp32 two-pass, 4 vector accumulators for the mean then for sum (x-mean)^2 (fma), lanes "  \
     "added in double; var rel. error <= (n/(4W)+3) u + (n/(4W)+2)^2 kappa^2 u^2; overflow or " \
     "underflow rows redone in double"

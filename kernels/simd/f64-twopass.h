@@ -75,7 +75,7 @@ static void normalize(const double *x, double *y, const double *g, const double 
 #undef CASE
 }
 
-static void forward(const ln_args *a)
+static void f64_twopass_forward(const ln_args *a)
 {
     const size_t n = a->D;
     for (size_t r = 0; r < a->rows && n > 0; r++) {
@@ -100,16 +100,14 @@ static void forward(const ln_args *a)
 
 /* 4 W lanes of sequential sums of about m = n / (4W) terms, lanes added by a pairwise tree of
  * depth log2(4W): the two-pass bound with c = s = m + log2(4W) + 2. */
-static double bound(size_t n, double kappa)
+static double f64_twopass_bound(size_t n, double kappa)
 {
     const double u = 0x1p-53, lanes = ACC * VD_W;
     double c = ceil((double)n / lanes) + log2(lanes) + 2.0, dm = c * u * (kappa + 1.0);
     return ln_bound_mean(c, kappa, u, u) + ln_bound_var((c + 3.0) * u + dm * dm, u) + ln_bound_epilogue(u, u);
 }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                    \
+#define F64_TWOPASS_HOW                                                                        \
     "fp64 two-pass, 4 vector accumulators for the mean then sum (x-mean)^2 (fma), pairwise "   \
     "lane sums; var rel. error <= (n/(4W)+log2(4W)+5) u + (n/(4W)+log2(4W)+2)^2 kappa^2 u^2; " \
     "rows whose squares overflow or underflow redone scaled by 2^-+512"

@@ -1,7 +1,7 @@
 /* RMSNorm forward and the backward ops in fp32 for AVX2 and AVX-512, written once over vec.h
  * (docs/ops.md). The including file defines NORM_KIND (NORM_RMSNORM, NORM_LNBWD or NORM_RMSBWD,
- * norm-ops-common.h), includes this header and defines its ln_kernel with
- * NORM_VEC_KERNEL(id, "f32-<rmsnorm|lnbwd|rmsbwd>-vector"), which appends the ISA.
+ * norm-ops-common.h), includes this header and defines its ln_kernel with LN_SIMD_KERNEL over
+ * norm_vec_forward, norm_vec_bound and NORM_VEC_HOW.
  *
  * Sums run in 4 vector accumulators of W lanes with fused multiply-adds, the lanes summed in
  * double at the end: each lane adds about n / (4W) terms, so the sums' relative error is
@@ -32,7 +32,7 @@ LN_INLINE void store_at(float *p, size_t i, size_t n, vf v)
  * wait for the in-cache pass (one prefetch per 64-byte line). */
 LN_INLINE void prefetch_row(const float *p, size_t i)
 {
-    if (p && i % (64 / sizeof(float)) == 0) _mm_prefetch((const char *)(p + i), _MM_HINT_T1);
+    if (p && i % (64 / sizeof(float)) == 0) vec_prefetch_l2(p + i);
 }
 
 /* The number of terms of each lane's sequential sum, plus the double combination. */
@@ -40,7 +40,7 @@ static double lane_terms(size_t n) { return ceil((double)n / (4.0 * VF_W)) + 1.0
 
 #if NORM_KIND == NORM_RMSNORM
 
-static void forward(const ln_args *a)
+static void norm_vec_forward(const ln_args *a)
 {
     const size_t n = a->D;
     const float *g = a->gamma, *b = a->beta;
@@ -75,19 +75,19 @@ static void forward(const ln_args *a)
     }
 }
 
-static double bound(size_t n, double kappa)
+static double norm_vec_bound(size_t n, double kappa)
 {
     (void)kappa;
     return ln_bound_rmsnorm(lane_terms(n), 0x1p-24, 0x1p-24);
 }
 
-#define HOW                                                                                  \
+#define NORM_VEC_HOW                                                                         \
     "fp32 FMA sum of squares in 4W lanes (summed in double), then y = x rstd gamma + beta; " \
     "rel. error of mean(x^2) + eps (n/(4W) + 4) u; rows whose sums overflow or squares underflow redone in double"
 
 #else
 
-static void forward(const ln_args *a)
+static void norm_vec_forward(const ln_args *a)
 {
     const size_t n = a->D;
     const float *gam = a->gamma;
@@ -126,20 +126,13 @@ static void forward(const ln_args *a)
     free(acc);
 }
 
-static double bound(size_t n, double kappa) { return ln_bound_norm_bwd(lane_terms(n), kappa, 0x1p-24, 0x1p-24); }
+static double norm_vec_bound(size_t n, double kappa)
+{
+    return ln_bound_norm_bwd(lane_terms(n), kappa, 0x1p-24, 0x1p-24);
+}
 
-#define HOW                                                                                     \
+#define NORM_VEC_HOW                                                                            \
     "fp32: one pass over dy, x for sum g, sum g xhat (4W FMA lanes, summed in double) and the " \
     "fp32 dgamma, dbeta sums; one for dx; dx error 2 (n/(4W) + 9) kappa u"
 
 #endif
-
-#define NORM_VEC_KERNEL(id, prefix)                       \
-    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME, \
-                          .dtype = LN_F32,                \
-                          .isa = LN_VEC_ISA,              \
-                          .op = NORM_OP(NORM_KIND),       \
-                          .forward = forward,             \
-                          .how = HOW,                     \
-                          .bound = bound,                 \
-                          NORM_CONTRACT(NORM_KIND == NORM_RMSNORM)}

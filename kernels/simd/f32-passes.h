@@ -2,13 +2,14 @@
  * the vectorized normalization pass, the row code of f32-twopass with the double-precision
  * fallback (f32-fallback.h) for rows whose fp32 statistics overflow or underflow, and the
  * error-bound arithmetic of multi-accumulator sums. */
-#ifndef LN_X86_F32_PASSES_H
-#define LN_X86_F32_PASSES_H
+#ifndef LN_SIMD_F32_PASSES_H
+#define LN_SIMD_F32_PASSES_H
 
 #include <math.h>
 
 #include "bounds.h"
 #include "f32-fallback.h"
+#include "tunables.h"
 #include "vec.h"
 
 /* Elements before the first vector-aligned address in y (at most n): the part written with
@@ -49,8 +50,7 @@ LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean,
     vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
         if (pf)
-            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float))
-                _mm_prefetch((const char *)(pf + j + k), _MM_HINT_T1);
+            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) vec_prefetch_l2(pf + j + k);
         vf d0 = vf_sub(vf_load(x + j), m), d1 = vf_sub(vf_load(x + j + VF_W), m);
         vf d2 = vf_sub(vf_load(x + j + 2 * VF_W), m), d3 = vf_sub(vf_load(x + j + 3 * VF_W), m);
         a0 = vf_fma(d0, d0, a0);
@@ -145,19 +145,6 @@ static inline void f32_row_twopass(const float *x, float *y, const float *g, con
     } else {
         ln_f32_row_f64(x, y, g, b, n, eps, mean_out, rstd_out);
     }
-}
-
-/* Error bound of fp32 statistics accumulated in `lanes` independent partial sums, each a
- * sequential sum of about n / lanes terms, the partials then added in double: the mean is off by
- * at most c u (|mean| + sigma) with c = n / lanes + 2 (the division by n included); the sum of
- * squared deviations about that mean has relative error at most (n / lanes + 3) u plus the
- * two-pass term (c u kappa')^2. var_extra adds an algorithm's own relative error (in u). */
-static inline double f32_lanes_bound(size_t n, double kappa, size_t lanes, double var_extra)
-{
-    const double u = 0x1p-24;
-    double m = ceil((double)n / (double)lanes), c = m + 2.0, kp = kappa + 1.0;
-    return ln_bound_mean(c, kappa, u, u) + ln_bound_var((m + 3.0 + var_extra) * u + (c * u * kp) * (c * u * kp), u) +
-           ln_bound_epilogue(u, u);
 }
 
 #endif

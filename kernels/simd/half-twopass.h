@@ -19,12 +19,13 @@
  * rows then in L2), +10-30% from memory at D 4096-16384 (docs/lowp.md); on a Zen 3 (AVX2) +13%
  * in cache at D 768, none from memory at D 768-1024 and 10-25% fewer at D 2048, so AVX2 goes
  * row by row. Outputs far larger than the caches go out with non-temporal stores. */
-#ifndef LN_X86_HALF_TWOPASS_H
-#define LN_X86_HALF_TWOPASS_H
+#ifndef LN_SIMD_HALF_TWOPASS_H
+#define LN_SIMD_HALF_TWOPASS_H
 
 #include <math.h>
 
 #include "half-vec.h"
+#include "tunables.h"
 
 /* Four fp32 accumulators: the two vectors of two blocks. */
 typedef struct {
@@ -116,8 +117,8 @@ enum { HALF_EPI_F32, HALF_EPI_MULBIAS, HALF_EPI_F16 };
 /* A row's epilogue constants. */
 typedef struct {
     vf mean, rstd; /* mean (MULBIAS: the bias -mean * rstd) and rstd */
-#ifdef __AVX512FP16__
-    __m512h mh, ml, rs; /* HALF_EPI_F16 */
+#if LN_VEC_F16_ARITH
+    vh mh, ml, rs; /* HALF_EPI_F16 */
 #endif
 } hconst;
 
@@ -125,11 +126,11 @@ LN_INLINE hconst half_consts(float mean, float rstd, int epi)
 {
     hconst c;
     c.mean = vf_set1(epi == HALF_EPI_MULBIAS ? -(mean * rstd) : mean), c.rstd = vf_set1(rstd);
-#ifdef __AVX512FP16__
+#if LN_VEC_F16_ARITH
     if (epi == HALF_EPI_F16) { /* mean - mh is exact in fp32; ml is it rounded to f16 */
         _Float16 mh = (_Float16)mean;
-        c.mh = _mm512_set1_ph(mh), c.ml = _mm512_set1_ph((_Float16)(mean - (float)mh));
-        c.rs = _mm512_set1_ph((_Float16)rstd);
+        c.mh = vh_set1(mh), c.ml = vh_set1((_Float16)(mean - (float)mh));
+        c.rs = vh_set1((_Float16)rstd);
     }
 #endif
     return c;
@@ -148,13 +149,13 @@ LN_INLINE vf_pair half_norm(vf_pair x, vf_pair g, vf_pair b, hconst c, int has_g
     return (vf_pair){vf_fma(vf_sub(x.a, c.mean), sa, ba), vf_fma(vf_sub(x.b, c.mean), sb, bb)};
 }
 
-#ifdef __AVX512FP16__
-/* HALF_EPI_F16 on a block of 32 f16 words (an AVX-512 block): sub, sub, mul, fma. */
-LN_INLINE __m512i half_norm_f16(__m512i x, __m512i g, __m512i b, hconst c, int has_g, int has_b)
+#if LN_VEC_F16_ARITH
+/* HALF_EPI_F16 on a block of HB f16 words: sub, sub, mul, fma. */
+LN_INLINE hwords half_norm_f16(hwords x, hwords g, hwords b, hconst c, int has_g, int has_b)
 {
-    __m512h d = _mm512_sub_ph(_mm512_sub_ph(_mm512_castsi512_ph(x), c.mh), c.ml);
-    __m512h s = has_g ? _mm512_mul_ph(c.rs, _mm512_castsi512_ph(g)) : c.rs;
-    return _mm512_castph_si512(has_b ? _mm512_fmadd_ph(d, s, _mm512_castsi512_ph(b)) : _mm512_mul_ph(d, s));
+    vh d = vh_sub(vh_sub(vh_of_words(x), c.mh), c.ml);
+    vh s = has_g ? vh_mul(c.rs, vh_of_words(g)) : c.rs;
+    return vh_words(has_b ? vh_fma(d, s, vh_of_words(b)) : vh_mul(d, s));
 }
 #endif
 
@@ -162,14 +163,13 @@ LN_INLINE __m512i half_norm_f16(__m512i x, __m512i g, __m512i b, hconst c, int h
 LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
                               size_t j, size_t k, hconst c, int has_g, int has_b, int epi)
 {
-#ifdef __AVX512FP16__
+#if LN_VEC_F16_ARITH
     if (epi == HALF_EPI_F16) {
-        const __mmask32 m = half_block_mask(k);
-        const __m512i z = _mm512_setzero_si512();
-        _mm512_mask_storeu_epi16(y + j, m,
-                                 half_norm_f16(_mm512_maskz_loadu_epi16(m, x + j),
-                                               has_g ? _mm512_maskz_loadu_epi16(m, g + j) : z,
-                                               has_b ? _mm512_maskz_loadu_epi16(m, b + j) : z, c, has_g, has_b));
+        const hwords z = hwords_zero();
+        hwords_store_part(y + j,
+                          half_norm_f16(hwords_load_part(x + j, k), has_g ? hwords_load_part(g + j, k) : z,
+                                        has_b ? hwords_load_part(b + j, k) : z, c, has_g, has_b),
+                          k);
         return;
     }
 #endif
@@ -184,13 +184,13 @@ LN_INLINE void half_norm_part(ln_dtype t, const uint16_t *x, uint16_t *y, const 
 LN_INLINE void half_norm_block(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
                                size_t i, hconst c, int has_g, int has_b, int epi, int stream)
 {
-#ifdef __AVX512FP16__
+#if LN_VEC_F16_ARITH
     if (epi == HALF_EPI_F16) {
-        const __m512i z = _mm512_setzero_si512();
-        __m512i v = half_norm_f16(_mm512_loadu_si512(x + i), has_g ? _mm512_loadu_si512(g + i) : z,
-                                  has_b ? _mm512_loadu_si512(b + i) : z, c, has_g, has_b);
-        if (stream) _mm512_stream_si512((__m512i *)(y + i), v);
-        else _mm512_storeu_si512(y + i, v);
+        const hwords z = hwords_zero();
+        hwords_store(y + i,
+                     half_norm_f16(hwords_load(x + i), has_g ? hwords_load(g + i) : z, has_b ? hwords_load(b + i) : z,
+                                   c, has_g, has_b),
+                     stream);
         return;
     }
 #endif
@@ -366,11 +366,15 @@ static inline void half_twopass_rows3(const ln_args *a, ln_dtype t, int epi, int
 /* Outputs far larger than the caches go out with non-temporal stores (no read-for-ownership of
  * y); pipeline: the rows through the three-row pipeline, else row by row; epi: the
  * epilogue form (HALF_EPI_F32 or HALF_EPI_MULBIAS). pipeline and epi are compile-time constants. */
+enum { T_STREAM_MIN_BYTES }; /* the tunables (kernel.h), in the order of half_twopass_tunables */
+static const ln_tunable half_twopass_tunables[] = {LN_TUNABLE_STREAM_MIN_BYTES};
+
 LN_INLINE void half_twopass(const ln_args *a, ln_dtype t, int epi, int pipeline)
 {
     const size_t n = a->D;
     if (n == 0 || a->rows == 0) return; /* nothing to normalize: no statistics either */
-    const int stream = a->rows * n * sizeof(uint16_t) >= LN_STREAM_MIN_BYTES;
+    const int stream =
+        ln_tune_streams(a->rows, n, sizeof(uint16_t), ln_param(a, half_twopass_tunables, T_STREAM_MIN_BYTES));
     if (pipeline) {
         half_twopass_rows3(a, t, epi, stream);
     } else {
@@ -383,7 +387,7 @@ LN_INLINE void half_twopass(const ln_args *a, ln_dtype t, int epi, int pipeline)
             if (a->rstd) a->rstd[r] = rstd_out;
         }
     }
-    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+    if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }
 
 /* Four W-lane accumulators: <= n/(4 W) + 2 additions per lane and three vector additions (the

@@ -81,8 +81,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)
-            for (size_t c = 0; c < 4 * VF_W; c += 64 / sizeof(float))
-                _mm_prefetch((const char *)(pf + j + c), _MM_HINT_T1);
+            for (size_t c = 0; c < 4 * VF_W; c += 64 / sizeof(float)) vec_prefetch_l2(pf + j + c);
         STAGES(0);
         STAGES(1);
         STAGES(2);
@@ -187,8 +186,7 @@ LN_INLINE void group_body(row_group *G, const float *g, const float *b, const fl
         }
         if (pf)
             for (size_t k = 0; k < GROUP; k++)
-                for (size_t c = 0; c < len; c += 64 / sizeof(float))
-                    _mm_prefetch((const char *)(pf + k * n + j + c), _MM_HINT_T1);
+                for (size_t c = 0; c < len; c += 64 / sizeof(float)) vec_prefetch_l2(pf + k * n + j + c);
     }
     for (size_t k = 0; k < G->count1; k++)
         shifted_sums_from(G->x1[k], n, nsum, G->K1[k], s[k], q[k], &G->s1[k], &G->s2[k]);
@@ -248,9 +246,7 @@ static void forward_grouped(const ln_args *a, int stream)
  * +2-4% at D 16384, 1-2% slower at 8192, 8-10% at 4096; AVX2 +14% at 16384, +8-10% at 8192, 2%
  * slower at 4096 (its row form is slower). Chunks of 256 or 4096 floats, or all the prefetches
  * in the normalization, were 5-15% slower. */
-#define CHUNKED_MIN_D (VF_W == 16 ? 16384 : 8192)
-#define CHUNK 512        /* a multiple of 4 W and of 32 */
-#define CHUNK_AHEAD 1024 /* floats */
+#define CHUNK 512 /* a multiple of 4 W and of 32 */
 
 /* One output vector at element i with gamma and beta from gb at k (interleave_gamma_beta): the
  * same operations as f32_norm_vec. */
@@ -272,13 +268,12 @@ static void chunked_row(const float *x, float *y, const float *g, const float *b
     for (size_t j = 0; j < n; j += CHUNK) {
         const size_t je = j + CHUNK < nsum ? j + CHUNK : nsum, ie = j + CHUNK < n ? j + CHUNK : n;
         for (size_t c = j; c < je; c += 4 * VF_W) { /* 4 W floats summed, 2 W prefetched */
-            for (size_t l = 0; pf && l < 2 * VF_W; l += 64 / sizeof(float))
-                _mm_prefetch((const char *)(pf + p + l), _MM_HINT_T1);
+            for (size_t l = 0; pf && l < 2 * VF_W; l += 64 / sizeof(float)) vec_prefetch_l2(pf + p + l);
             p += 2 * VF_W;
             shifted_block(x1 + c, 4 * VF_W, K1, s, q, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0);
         }
         for (; i + VF_W <= ie; i += VF_W) { /* a line prefetched every 32 floats normalized */
-            if (pf && (i - lead) % 32 == 32 - VF_W) _mm_prefetch((const char *)(pf + p), _MM_HINT_T1), p += 16;
+            if (pf && (i - lead) % 32 == 32 - VF_W) vec_prefetch_l2(pf + p), p += 16;
             vf_stream(y + i, norm_pair_vec(x, gb, i, 2 * (i - lead), vmean, vrstd));
         }
     }
@@ -288,7 +283,7 @@ static void chunked_row(const float *x, float *y, const float *g, const float *b
 
 /* The two-row pipeline, rows of n floats; streaming with gb (interleave_gamma_beta), the rows in
  * chunks (chunked_row) instead. */
-static void forward_pipelined(const ln_args *a, int stream, const float *gb)
+static void forward_pipelined(const ln_args *a, int stream, const float *gb, size_t chunk_ahead)
 {
     const size_t n = a->D, rows = a->rows;
     const float *X = a->x;
@@ -304,7 +299,7 @@ static void forward_pipelined(const ln_args *a, int stream, const float *gb)
         if (ok && r + 1 < rows) {
             K = shift_of(x1, n);
             if (gb)
-                chunked_row(x0, y, a->gamma, a->beta, gb, n, mean, rstd, x1, K, r + 2 < rows ? x1 + CHUNK_AHEAD : NULL,
+                chunked_row(x0, y, a->gamma, a->beta, gb, n, mean, rstd, x1, K, r + 2 < rows ? x1 + chunk_ahead : NULL,
                             &s1, &s2);
             else
                 pipeline(x0, y, a->gamma, a->beta, mean, rstd, x1, K, stream && r + 2 < rows ? x1 + n : NULL, n, &s1,
@@ -330,13 +325,11 @@ static void forward_pipelined(const ln_args *a, int stream, const float *gb)
  * waits on it; on a Sapphire Rapids VM (256 MiB, docs/simd.md) this form measured 0.82-0.86 of
  * probe-stream at D 4096-16384 against the pipeline's 0.63-0.73, the same form without the
  * prefetch 0.63, row groups 0.62-0.66. At D 2048 the pipeline is still ahead (0.92 against 0.78). */
-#define ROWWISE_MIN_D 4096
 
-/* The normalization of row r prefetches row r+1 shifted by PREFETCH_AHEAD floats (1 KiB): its
+/* The normalization of row r prefetches row r+1 shifted by prefetch_ahead floats (1 KiB): its
  * last loads reach into row r+2, so memory keeps reading while the sums of row r+1 run from L2
  * (which the prefetch into the row alone left idle). Measured (docs/simd.md): 1 KiB, 0.5 and
  * 2 KiB alike, +5-11% at D 4096-16384; 4 KiB no gain. */
-#define PREFETCH_AHEAD 256
 
 /* gamma and beta interleaved by vectors from column lead on (g[lead..lead+W), b[lead..lead+W),
  * g[lead+W..), ...; whole vectors only): the normalization then reads one array from L2 where
@@ -365,22 +358,22 @@ LN_INLINE void normalize_prefetch_body(const float *x, float *y, const float *g,
     size_t i = f32_stream_lead(y, n);
     if (i) vf_store_part(y, f32_norm_part(x, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
     for (size_t k = 0; i + VF_W <= n; i += VF_W, k += 2 * VF_W) {
-        if (pf) _mm_prefetch((const char *)(pf + i), _MM_HINT_T1);
+        if (pf) vec_prefetch_l2(pf + i);
         vf v = pairs ? norm_pair_vec(x, gb, i, k, vmean, vrstd) : f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b);
         vf_stream(y + i, v);
     }
     if (i < n) vf_store_part(y + i, f32_norm_part(x, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
 }
 
-static void forward_rowwise(const ln_args *a)
+static void forward_rowwise(const ln_args *a, size_t chunked_min_d, size_t prefetch_ahead, size_t chunk_ahead)
 {
     const size_t n = a->D;
     /* every row's y has the first row's lead when rows are whole vectors */
     float *gb = a->gamma && a->beta && n % VF_W == 0
                     ? interleave_gamma_beta(a->gamma, a->beta, f32_stream_lead(a->y, n), n)
                     : NULL;
-    if (gb && n >= CHUNKED_MIN_D) {
-        forward_pipelined(a, 1, gb);
+    if (gb && n >= chunked_min_d) {
+        forward_pipelined(a, 1, gb, chunk_ahead);
         free(gb);
         return;
     }
@@ -390,7 +383,7 @@ static void forward_rowwise(const ln_args *a)
         double s1, s2, mean_out, rstd_out;
         const float K = shift_of(x, n);
         shifted_sums(x, n, K, &s1, &s2);
-        const float *pf = r + 1 >= a->rows ? NULL : r + 2 < a->rows ? x + n + PREFETCH_AHEAD : x + n;
+        const float *pf = r + 1 >= a->rows ? NULL : r + 2 < a->rows ? x + n + prefetch_ahead : x + n;
         if (shifted_stats(s1, s2, K, n, a->eps, &mean, &rstd)) {
             if (gb) normalize_prefetch_body(x, y, a->gamma, a->beta, gb, n, mean, rstd, pf, 1, 1, 1);
             else {
@@ -412,39 +405,46 @@ static void forward_rowwise(const ln_args *a)
  * at D 2048 (40 KiB, L1d 48 KiB on Sapphire Rapids) the pipeline measured 1.2-1.3x the groups
  * (docs/simd.md). Streaming from memory groups measured slower than the pipeline (0.52-0.66 of
  * the copy probe against 0.67-0.76 at D 4096-16384, groups of 2 or 4 rows). */
-#define GROUP_MIN_D 4096
 
-static void forward(const ln_args *a)
+/* The tunables (kernel.h), in the order of f32_shifted_tunables; defaults as measured above. */
+enum { T_STREAM_MIN_BYTES, T_ROWWISE_MIN_D, T_GROUP_MIN_D, T_CHUNKED_MIN_D, T_PREFETCH_AHEAD, T_CHUNK_AHEAD };
+static const int rowwise_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
+static const int group_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
+static const int chunked_min_d_values[] = {4096, 8192, 16384, 32768, LN_TUNE_OFF};
+static const int prefetch_ahead_values[] = {0, 128, 256, 512, 1024};
+static const int chunk_ahead_values[] = {0, 512, 1024, 2048, 4096};
+static const ln_tunable f32_shifted_tunables[] = {
+    LN_TUNABLE_STREAM_MIN_BYTES,
+    {"rowwise_min_d", "D from which streaming calls go row by row (forward_rowwise)", 4096, rowwise_min_d_values, 6},
+    {"group_min_d", "D from which cache-resident calls go in row groups (forward_grouped)", 4096, group_min_d_values,
+     6},
+    {"chunked_min_d", "D from which row-by-row streaming alternates sums and normalization in chunks",
+     VF_W == 16 ? 16384 : 8192, chunked_min_d_values, 5},
+    {"prefetch_ahead", "floats past the next row's start that row-by-row streaming prefetches", 256,
+     prefetch_ahead_values, 5},
+    {"chunk_ahead", "floats past the sums that the chunked rows prefetch", 1024, chunk_ahead_values, 5},
+};
+
+static void f32_shifted_forward(const ln_args *a)
 {
     if (a->D == 0 || a->rows == 0) return;
-    const int stream = a->rows * a->D * sizeof(float) >= LN_STREAM_MIN_BYTES;
-    if (stream && a->D >= ROWWISE_MIN_D) forward_rowwise(a);
-    else if (a->D >= GROUP_MIN_D && !stream) forward_grouped(a, stream);
-    else forward_pipelined(a, stream, NULL);
-    if (stream) _mm_sfence(); /* order the non-temporal stores before the caller reads y */
+    const ln_tunable *t = f32_shifted_tunables;
+    const int stream = ln_tune_streams(a->rows, a->D, sizeof(float), ln_param(a, t, T_STREAM_MIN_BYTES));
+    if (stream && a->D >= (size_t)ln_param(a, t, T_ROWWISE_MIN_D))
+        forward_rowwise(a, (size_t)ln_param(a, t, T_CHUNKED_MIN_D), (size_t)ln_param(a, t, T_PREFETCH_AHEAD),
+                        (size_t)ln_param(a, t, T_CHUNK_AHEAD));
+    else if (a->D >= (size_t)ln_param(a, t, T_GROUP_MIN_D) && !stream) forward_grouped(a, stream);
+    else forward_pipelined(a, stream, NULL, 0);
+    if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }
 
-/* Accepted rows, m = n / (4 W) terms per lane, e = (m + 3) u, t = |mean - K| / sigma <= sqrt 2
- * (the check accepts (S1/n)^2 <= var on computed values; with e <= 0.05 that keeps t^2 < 2):
- * S1/n is off by at most e (t + 1) sigma (the roundings of x - K included), so the mean by that
- * plus its rounding to float, u |mean|; S2/n = var + (mean - K)^2 <= (1 + t^2) sigma^2 with
- * relative error e, and (S1/n)^2 moves by 2 t e (t + 1) sigma^2: var relative error
- * e (1 + t^2 + 2 t (t + 1)) + (e (t + 1))^2 + 3 u. Rejected rows: f32-twopass's bound. */
-static double bound(size_t n, double kappa)
+/* Accepted rows: bounds.h's shifted-data bound over 4 W lanes; rejected rows: f32-twopass's. */
+static double f32_shifted_bound(size_t n, double kappa)
 {
-    const double u = 0x1p-24, t = sqrt(2.0);
-    double m = ceil((double)n / (4.0 * VF_W)), e = (m + 3.0) * u;
-    if (e > 0.05) return INFINITY;
-    double shifted =
-        ln_bound_mean(1.0, kappa, u, u) + ln_bound_mean(m + 3.0, t, u, u) +
-        ln_bound_var(e * (1.0 + t * t + 2.0 * t * (t + 1.0)) + e * (t + 1.0) * e * (t + 1.0) + 3.0 * u, u) +
-        ln_bound_epilogue(u, u);
-    return fmax(shifted, f32_lanes_bound(n, kappa, 4 * VF_W, 0.0));
+    return fmax(ln_bound_shifted(n, kappa, 4 * VF_W, 0x1p-24), ln_bound_f32_lanes(n, kappa, 4 * VF_W, 0.0));
 }
 
-#define DOMAIN ln_domain_any_row
-#define AGREES_NONFINITE 0
-#define HOW                                                                                      \
+#define F32_SHIFTED_HOW                                                                          \
     "fp32 shifted data, one pass: K = mean of the first W x, S1 = sum(x-K), S2 = sum(x-K)^2 in " \
     "4 vector accumulators; var = S2/n - (S1/n)^2; rows with (S1/n)^2 > var redone two-pass; "   \
     "2-row pipeline (normalize r, sums of r+1); var rel. error <= 10 (n/(4W)+3) u; overflow or " \

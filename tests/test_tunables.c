@@ -1,0 +1,165 @@
+/* Tunables (kernel.h's ln_tunable): a kernel's tunables pick loop forms and distances, never the
+ * output bits. Every kernel this CPU runs is run with every allowed value of each of its
+ * tunables, one at a time, and must give the bits (y, mean, rstd) of its defaults, on small
+ * shapes in cache and on the same shapes through the streaming code (the streaming threshold
+ * tunable set to 0, which is how small inputs reach it). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cpu.h"
+#include "dtype.h"
+#include "kernel.h"
+
+/* D and rows: a SIMD tail, short rows, and rows past each row-length threshold's defaults. */
+static const size_t shapes[][2] = {{257, 9}, {1024, 6}, {4096, 5}, {8192, 4}, {16384, 3}};
+
+static const ln_kernel *const *all(size_t *n, size_t which)
+{
+    *n = which ? ln_num_op_kernels : ln_num_kernels;
+    return which ? ln_op_kernels : ln_all_kernels;
+}
+
+/* Index of the tunable called name in k's table, or -1. */
+static long tunable_index(const ln_kernel *k, const char *name)
+{
+    for (size_t i = 0; i < k->n_tunables; i++)
+        if (!strcmp(k->tunables[i].name, name)) return (long)i;
+    return -1;
+}
+
+/* Every table well formed: lower-case unique names, a one-line description, values ascending,
+ * the default among them. */
+static void test_tables_well_formed(void **state)
+{
+    (void)state;
+    size_t tables = 0;
+    for (size_t which = 0; which < 2; which++) {
+        size_t n;
+        const ln_kernel *const *ks = all(&n, which);
+        for (size_t i = 0; i < n; i++) {
+            const ln_kernel *k = ks[i];
+            assert_true(k->n_tunables == 0 || k->tunables != NULL);
+            tables += k->n_tunables > 0;
+            for (size_t t = 0; t < k->n_tunables; t++) {
+                const ln_tunable *u = &k->tunables[t];
+                int has_def = 0;
+                assert_non_null(u->name);
+                assert_non_null(u->what);
+                assert_null(strchr(u->what, '\n'));
+                for (const char *c = u->name; *c; c++) assert_true((*c >= 'a' && *c <= 'z') || *c == '_');
+                for (size_t o = 0; o < t; o++) assert_string_not_equal(k->tunables[o].name, u->name);
+                assert_true(u->n_values >= 2);
+                for (size_t v = 0; v < u->n_values; v++) {
+                    if (v) assert_true(u->values[v] > u->values[v - 1]);
+                    has_def |= u->values[v] == u->def;
+                }
+                assert_true(has_def);
+            }
+        }
+    }
+    assert_true(tables > 0);
+}
+
+typedef struct {
+    size_t rows, D, size;
+    void *x, *y, *g, *b;
+    double *mean, *rstd;
+} bufs;
+
+/* y, mean and rstd of k on the inputs of b, params p (NULL: defaults), into y. */
+static void run(const ln_kernel *k, const bufs *b, void *y, double *mean, double *rstd, const int *p)
+{
+    ln_args a = {.rows = b->rows,
+                 .D = b->D,
+                 .x = b->x,
+                 .y = y,
+                 .gamma = b->g,
+                 .beta = b->b,
+                 .eps = 1e-5,
+                 .mean = mean,
+                 .rstd = rstd,
+                 .params = p};
+    memset(y, 0, b->rows * b->D * b->size);
+    k->forward(&a);
+}
+
+/* Rows of normal-ish values about offsets that vary by row (some far from the first elements, so
+ * the shifted kernels' fallbacks run too), gamma and beta drawn. */
+static void fill(bufs *b, ln_dtype t)
+{
+    uint32_t s = 7;
+    for (size_t i = 0; i < b->rows * b->D; i++) {
+        s = s * 1664525u + 1013904223u;
+        double off = (i / b->D) % 3 == 1 ? 100.0 : (i / b->D) % 3 == 2 && i % b->D < 64 ? 50.0 : 0.0;
+        ln_store(t, b->x, i, (double)(s >> 8) * 0x1p-23 - 0.5 + off);
+    }
+    for (size_t i = 0; i < b->D; i++) {
+        ln_store(t, b->g, i, 1.0 + 0.25 * (double)(i % 5) / 4);
+        ln_store(t, b->b, i, 0.25 * (double)(i % 3) / 2);
+    }
+}
+
+static void test_values_keep_bits(void **state)
+{
+    (void)state;
+    size_t runs = 0, kernels = 0;
+    for (size_t which = 0; which < 2; which++) {
+        size_t n;
+        const ln_kernel *const *ks = all(&n, which);
+        for (size_t i = 0; i < n; i++) {
+            const ln_kernel *k = ks[i];
+            if (!k->n_tunables || !ln_kernel_available(k) || k->external) continue;
+            kernels++;
+            const long stream = tunable_index(k, "stream_min_bytes");
+            int *p = malloc(k->n_tunables * sizeof *p);
+            for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+                bufs b = {.rows = shapes[s][1], .D = shapes[s][0], .size = ln_fmt(k->dtype)->size};
+                const size_t bytes = b.rows * b.D * b.size + 64;
+                b.x = aligned_alloc(64, bytes), b.g = malloc(b.D * b.size), b.b = malloc(b.D * b.size);
+                char *y0 = aligned_alloc(64, bytes), *y1 = aligned_alloc(64, bytes);
+                double *m0 = malloc(2 * b.rows * sizeof(double)), *r0 = m0 + b.rows;
+                double *m1 = malloc(2 * b.rows * sizeof(double)), *r1 = m1 + b.rows;
+                fill(&b, k->dtype);
+                /* y one element past a vector boundary on odd shapes: a lead of ordinary stores */
+                char *ya = y0 + (s % 2) * b.size, *yb = y1 + (s % 2) * b.size;
+                run(k, &b, ya, m0, r0, NULL);
+                for (int regime = 0; regime < (stream >= 0 ? 2 : 1); regime++) {
+                    for (size_t t = 0; t < k->n_tunables; t++) {
+                        for (size_t v = 0; v < k->tunables[t].n_values; v++) {
+                            for (size_t o = 0; o < k->n_tunables; o++) p[o] = k->tunables[o].def;
+                            if (regime) p[stream] = 0; /* every call streams */
+                            p[t] = k->tunables[t].values[v];
+                            run(k, &b, yb, m1, r1, p);
+                            runs++;
+                            if (memcmp(ya, yb, b.rows * b.D * b.size) || memcmp(m0, m1, 2 * b.rows * sizeof(double)))
+                                fail_msg("%s D %zu rows %zu: %s = %d (%s) changed the outputs", k->name, b.D, b.rows,
+                                         k->tunables[t].name, p[t], regime ? "streaming" : "defaults otherwise");
+                        }
+                    }
+                }
+                free(b.x), free(b.g), free(b.b), free(y0), free(y1), free(m0), free(m1);
+            }
+            free(p);
+        }
+    }
+#if LN_X86 /* every CPU with AVX2 runs the AVX2 kernels with tunables */
+    if (ln_cpu_features() & LN_ISA_AVX2) assert_true(kernels >= 6 && runs > 0);
+#endif
+    (void)runs, (void)kernels;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tables_well_formed),
+        cmocka_unit_test(test_values_keep_bits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

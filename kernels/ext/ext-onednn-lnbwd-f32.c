@@ -109,4 +109,5 @@ static double bound(size_t n, double kappa) { return ln_bound_norm_bwd((double)n
 
 LN_PEER_KERNEL(ln_ext_onednn_lnbwd_f32, NAME, LN_F32, LN_OP_LAYERNORM_BWD, backward, bound, usable,
                "oneDNN 2.6 layer_normalization_backward (use_scale/use_shift, one thread) from the saved "
-               "mean and var = 1/rstd^2 - eps in fp32; claimed as sequential sums");
+               "mean and var = 1/rstd^2 - eps in fp32; claimed as sequential sums"
+               "; bound(768, 1) = 1.56e+03, bound(4096, 1e3) = 8.21e+06");

@@ -23,4 +23,5 @@ static double bound(size_t n, double kappa)
 LN_PEER_KERNEL(ln_ext_torch_bf16, "ext-torch-bf16", LN_BF16, LN_OP_LAYERNORM, forward, bound, usable,
                "PyTorch 1.13 CPU layer norm on bf16 (at::native::LayerNormKernel, one thread): the fp32 "
                "algorithm in bf16 arithmetic (Welford and cascade rounded to bf16 at every op, mean, rstd "
-               "and -rstd*mean in bf16), y = x*rstd + shift in fp32; no bound claimed");
+               "and -rstd*mean in bf16), y = x*rstd + shift in fp32; no bound claimed"
+               "; bound(768, 1) = inf, bound(4096, 1e3) = inf");

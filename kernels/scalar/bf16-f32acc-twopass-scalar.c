@@ -11,4 +11,5 @@ static double bound(size_t n, double kappa) { return ln_half_f32acc_bound((doubl
 LN_KERNEL_DEFINE(ln_bf16_f32acc_twopass_scalar, "bf16-f32acc-twopass-scalar", LN_BF16, 0, LN_OP_LAYERNORM, forward,
                  bound, ln_domain_any_row, 0, LN_NO_TUNABLES,
                  "bf16 widened to fp32; fp32 sequential sums for mean, then squared deviations; fp32 "
-                 "epilogue, one rounding to bf16; eps in fp32; bound ~1 u_bf16 + n kappa 2^-16 u_bf16");
+                 "epilogue, one rounding to bf16; eps in fp32; bound ~1 u_bf16 + n kappa 2^-16 u_bf16"
+                 "; bound(768, 1) = 1.12, bound(4096, 1e3) = 308");

@@ -5,4 +5,5 @@
 #include "norm-ops.h"
 
 LN_KERNEL_DEFINE(ln_f32_lnbwd_accurate_scalar, "f32-lnbwd-accurate-scalar", LN_F32, 0, LN_OP_LAYERNORM_BWD,
-                 norm_forward, norm_bound, ln_domain_any_row, 1, LN_NO_TUNABLES, NORM_HOW);
+                 norm_forward, norm_bound, ln_domain_any_row, 1, LN_NO_TUNABLES,
+                 NORM_HOW "; bound(768, 1) = 1, bound(4096, 1e3) = 1.02");

@@ -61,4 +61,5 @@ LN_KERNEL_DEFINE(ln_f64_twopass_scalar, "f64-twopass-scalar", LN_F64, 0, LN_OP_L
                  ln_domain_any_row, 0, LN_NO_TUNABLES,
                  "double sequential sum for the mean, then double sum of squared deviations; "
                  "mean error n u (|mean| + sigma), var rel. error n u + n^2 kappa^2 u^2, u = 2^-53; rows "
-                 "whose squares overflow or underflow redone scaled by 2^-+512");
+                 "whose squares overflow or underflow redone scaled by 2^-+512"
+                 "; bound(768, 1) = 8.17e+03, bound(4096, 1e3) = 1.85e+07");

@@ -17,11 +17,13 @@
  * writing around them saves the read-for-ownership of y and keeps x's lines cached (32 MiB on
  * Sapphire Rapids, docs/simd.md). 0 streams every call (the tests' way to reach the streaming
  * code with small inputs), LN_TUNE_OFF never. */
-static const int ln_stream_min_bytes_values[] __attribute__((unused)) = {0, 1 << 20, 8 << 20, 32 << 20, 128 << 20,
-                                                                          LN_TUNE_OFF};
-#define LN_TUNABLE_STREAM_MIN_BYTES                                                                        \
-    {"stream_min_bytes", "bytes of y from which y is written with non-temporal stores (2147483647: never)", \
-     32 << 20, ln_stream_min_bytes_values, 6}
+static const int ln_stream_min_bytes_values[]
+    __attribute__((unused)) = {0, 1 << 20, 8 << 20, 32 << 20, 128 << 20, LN_TUNE_OFF};
+#define LN_TUNABLE_STREAM_MIN_BYTES                                                                            \
+    {                                                                                                          \
+        "stream_min_bytes", "bytes of y from which y is written with non-temporal stores (2147483647: never)", \
+            32 << 20, ln_stream_min_bytes_values, 6                                                            \
+    }
 
 /* Whether a call of rows x n elements of `size` bytes streams its output, for threshold t. */
 static inline int ln_tune_streams(size_t rows, size_t n, size_t size, int t)

@@ -12,4 +12,5 @@ LN_SIMD_KERNEL(ln_bf16_f32acc_shifted_avx512bf16, "bf16-f32acc-shifted", LN_BF16
                "bf16 widened by shift/mask; one pass: K = mean of the first 32 x, S1 = sum(x-K), "
                "S2 = sum(x-K)^2 in fp32 (4 16-lane accumulators each), rows with (S1/n)^2 > var redone "
                "two-pass; 2-row pipeline, long rows two by two; fp32 epilogue, vcvtne2ps2bf16 once; "
-               "bound ~1 u_bf16 + 10 (n/64) 2^-16");
+               "bound ~1 u_bf16 + 10 (n/64) 2^-16"
+               "; bound(768, 1) = 1.01, bound(4096, 1e3) = 6.17");

@@ -8,4 +8,5 @@ static double bound(size_t n, double kappa) { return half_twopass_bound(n, kappa
 LN_SIMD_KERNEL(ln_f16_f32acc_twopass_avx2, "f16-f32acc-twopass", LN_F16, LN_OP_LAYERNORM, forward, bound,
                ln_domain_any_row, 0, LN_TUNABLES(half_twopass_tunables),
                "F16C widening, fp32 8-lane sums (4 accumulators) for mean then squared deviations (fma), "
-               "fp32 epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/32) kappa 2^-13 u16");
+               "fp32 epilogue, vcvtps2ph once; eps in fp32; bound ~1 u16 + (n/32) kappa 2^-13 u16"
+               "; bound(768, 1) = 1.05, bound(4096, 1e3) = 77.7");

@@ -11,4 +11,5 @@ LN_SIMD_KERNEL(ln_f16_f32acc_twopass_avx512, "f16-f32acc-twopass", LN_F16, LN_OP
                ln_domain_any_row, 0, LN_TUNABLES(half_twopass_tunables),
                "F16C widening, fp32 16-lane sums (4 accumulators) for mean then squared deviations (fma), "
                "3-row pipeline, fp32 epilogue, vcvtps2ph once; eps in fp32; double path for "
-               "overflowed/underflowed sums; bound ~1 u16 + (n/64) kappa 2^-13 u16");
+               "overflowed/underflowed sums; bound ~1 u16 + (n/64) kappa 2^-13 u16"
+               "; bound(768, 1) = 1.03, bound(4096, 1e3) = 42.3");

@@ -3,4 +3,5 @@
 #include "f32-norm-ops-vec.h"
 
 LN_SIMD_KERNEL(ln_f32_lnbwd_vector_avx2, "f32-lnbwd-vector", LN_F32, LN_OP_LAYERNORM_BWD, norm_vec_forward,
-               norm_vec_bound, ln_domain_any_row, 1, LN_NO_TUNABLES, NORM_VEC_HOW);
+               norm_vec_bound, ln_domain_any_row, 1, LN_NO_TUNABLES,
+               NORM_VEC_HOW "; bound(768, 1) = 67, bound(4096, 1e3) = 2.74e+05");

@@ -2,4 +2,5 @@
 #include "f32-welford.h"
 
 LN_SIMD_KERNEL(ln_f32_welford_avx2, "f32-welford", LN_F32, LN_OP_LAYERNORM, f32_welford_forward, f32_welford_bound,
-               ln_domain_any_row, 0, LN_NO_TUNABLES, F32_WELFORD_HOW);
+               ln_domain_any_row, 0, LN_NO_TUNABLES,
+               F32_WELFORD_HOW "; bound(768, 1) = 453, bound(4096, 1e3) = 5.7e+05");

@@ -41,8 +41,11 @@ typedef struct {
  *                  dbeta = sum_rows dy
  *   rmsnorm-bwd    xhat = x rstd: dx = rstd (g - xhat mean(g xhat)), dgamma and dbeta as above */
 typedef enum { LN_OP_LAYERNORM = 0, LN_OP_RMSNORM, LN_OP_LAYERNORM_BWD, LN_OP_RMSNORM_BWD, LN_NOPS } ln_op;
+/* The probes' op, y = 0.5 x + 1 over rows * D elements (kernels/simd/copy.h): its kernels are the
+ * bandwidth probes timed beside the others (ln_probe_kernels), not an op the harness measures. */
+#define LN_OP_COPY ((ln_op)LN_NOPS)
 
-/* "layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd"; NULL for a value outside ln_op. */
+/* "layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd", "copy" (LN_OP_COPY); NULL for another value. */
 const char *ln_op_name(ln_op op);
 static inline int ln_op_is_backward(ln_op op) { return op == LN_OP_LAYERNORM_BWD || op == LN_OP_RMSNORM_BWD; }
 static inline int ln_op_centres(ln_op op) { return op == LN_OP_LAYERNORM || op == LN_OP_LAYERNORM_BWD; }
@@ -189,6 +192,11 @@ extern const size_t ln_num_kernels;
 /* The kernels of the other ops (LN_OP_KERNEL lines), each with its .op. */
 extern const ln_kernel *const ln_op_kernels[];
 extern const size_t ln_num_op_kernels;
+
+/* The copy op's kernels (LN_PROBE_KERNEL lines), portable first, then by ISA: the probes run the
+ * last one of their dtype that the CPU runs. */
+extern const ln_kernel *const ln_probe_kernels[];
+extern const size_t ln_num_probe_kernels;
 
 /* Whether the running CPU (capped by ln_cpu_set_cap) has every feature kernel k needs, and k's
  * usable() condition, if any, holds. */

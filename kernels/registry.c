@@ -5,32 +5,49 @@
 
 #define LN_KERNEL(id) extern const ln_kernel ln_##id;
 #define LN_OP_KERNEL(id) extern const ln_kernel ln_##id;
+#define LN_PROBE_KERNEL(id) extern const ln_kernel ln_##id;
 #include "kernels.inc"
 #undef LN_KERNEL
 #undef LN_OP_KERNEL
+#undef LN_PROBE_KERNEL
 
 const ln_kernel *const ln_all_kernels[] = {
 #define LN_KERNEL(id) &ln_##id,
 #define LN_OP_KERNEL(id)
+#define LN_PROBE_KERNEL(id)
 #include "kernels.inc"
 #undef LN_KERNEL
 #undef LN_OP_KERNEL
+#undef LN_PROBE_KERNEL
 };
 const size_t ln_num_kernels = sizeof ln_all_kernels / sizeof ln_all_kernels[0];
 
 const ln_kernel *const ln_op_kernels[] = {
 #define LN_KERNEL(id)
 #define LN_OP_KERNEL(id) &ln_##id,
+#define LN_PROBE_KERNEL(id)
 #include "kernels.inc"
 #undef LN_KERNEL
 #undef LN_OP_KERNEL
+#undef LN_PROBE_KERNEL
 };
 const size_t ln_num_op_kernels = sizeof ln_op_kernels / sizeof ln_op_kernels[0];
 
+const ln_kernel *const ln_probe_kernels[] = {
+#define LN_KERNEL(id)
+#define LN_OP_KERNEL(id)
+#define LN_PROBE_KERNEL(id) &ln_##id,
+#include "kernels.inc"
+#undef LN_KERNEL
+#undef LN_OP_KERNEL
+#undef LN_PROBE_KERNEL
+};
+const size_t ln_num_probe_kernels = sizeof ln_probe_kernels / sizeof ln_probe_kernels[0];
+
 const char *ln_op_name(ln_op op)
 {
-    static const char *const names[LN_NOPS] = {"layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd"};
-    return (unsigned)op < LN_NOPS ? names[op] : NULL;
+    static const char *const names[LN_NOPS + 1] = {"layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd", "copy"};
+    return (unsigned)op <= LN_NOPS ? names[op] : NULL;
 }
 
 int ln_kernel_available(const ln_kernel *k)

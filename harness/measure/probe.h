@@ -10,8 +10,9 @@
 
 /* Ordinary (write-allocate) stores, the widest vectors this CPU has. */
 void ln_probe_copy(const float *x, float *y, size_t n);
-/* Non-temporal stores (x86: vmovntps/movntps, which bypass the caches and skip the read for
- * ownership); plain stores on other machines, where ln_probe_has_stream() is 0. */
+/* Non-temporal stores (x86: vmovntps, which bypass the caches and skip the read for ownership);
+ * plain stores where the copy kernel the CPU runs has none (portable C), and then
+ * ln_probe_has_stream() is 0. The probes are the copy op's kernels (kernels/simd/copy.h). */
 void ln_probe_stream(const float *x, float *y, size_t n);
 int ln_probe_has_stream(void);
 

@@ -114,7 +114,10 @@ typedef struct ln_kernel {
     ln_dtype dtype;   /* storage type of x, y, gamma, beta */
     unsigned isa;     /* LN_ISA_* bits the kernel needs; 0 = portable C */
     void (*forward)(const ln_args *);
-    const char *how; /* one line: how mean, var and y are computed, and the claimed bound */
+    /* one line: how mean, var and y are computed, and the claimed bound, ending (where bound is
+     * not NULL) with bound() at two points, "; bound(768, 1) = V1, bound(4096, 1e3) = V2"
+     * (tests/test_claims.c checks them) */
+    const char *how;
     double (*bound)(size_t D, double kappa);
     const char *(*domain)(const ln_row_facts *);
     int agrees_nonfinite;

@@ -63,8 +63,8 @@ static void check_list(const ln_kernel *const *ks, size_t n, size_t *checked)
         for (int j = 0; j < m; j++) {
             double b = k->bound(c[j].D, c[j].kappa);
             if (!agrees(c[j].value, b))
-                fail_msg("%s: .how says bound(%zu, %g) = %g, bound() gives %.6g", k->name, c[j].D, c[j].kappa, c[j].value,
-                         b);
+                fail_msg("%s: .how says bound(%zu, %g) = %g, bound() gives %.6g", k->name, c[j].D, c[j].kappa,
+                         c[j].value, b);
         }
         (*checked)++;
     }

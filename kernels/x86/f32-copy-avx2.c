@@ -1,5 +1,5 @@
 /* The f32 copy op (the bandwidth probe) for AVX2 + F16C: see copy.h. */
 #include "copy.h"
 
-LN_SIMD_KERNEL(ln_f32_copy_avx2, "f32-copy", LN_F32, LN_OP_COPY, copy_f32_forward, NULL, NULL, 0, LN_TUNABLES(copy_tunables),
-               LN_COPY_HOW);
+LN_SIMD_KERNEL(ln_f32_copy_avx2, "f32-copy", LN_F32, LN_OP_COPY, copy_f32_forward, NULL, NULL, 0,
+               LN_TUNABLES(copy_tunables), LN_COPY_HOW);

@@ -151,30 +151,19 @@ static inline int ln_param(const ln_args *a, const ln_tunable *t, size_t i)
  * LN_SIMD_KERNEL (the vector layers, vec.h) names a template's kernel after the ISA it is built
  * for; LN_PEER_KERNEL defines a peer library's kernel (kernels/ext: external, any row claimed, no
  * agreement on non-finite outputs promised, usable its run-time condition or NULL). */
-#define LN_TUNABLES(table) .tunables = (table), .n_tunables = sizeof(table) / sizeof((table)[0])
-#define LN_NO_TUNABLES .tunables = NULL, .n_tunables = 0
-#define LN_KERNEL_DEFINE(id, name_, dtype_, isa_, op_, forward_, bound_, domain_, agrees_, tunables_, how_) \
-    const ln_kernel id = {.name = (name_),                                                                  \
-                          .dtype = (dtype_),                                                                \
-                          .isa = (isa_),                                                                    \
-                          .op = (op_),                                                                      \
-                          .forward = (forward_),                                                            \
-                          .bound = (bound_),                                                                \
-                          .domain = (domain_),                                                              \
-                          .agrees_nonfinite = (agrees_),                                                    \
-                          tunables_,                                                                        \
-                          .how = (how_)}
-#define LN_PEER_KERNEL(id, name_, dtype_, op_, forward_, bound_, usable_, how_) \
-    const ln_kernel id = {.name = (name_),                                      \
-                          .dtype = (dtype_),                                    \
-                          .op = (op_),                                          \
-                          .forward = (forward_),                                \
-                          .bound = (bound_),                                    \
-                          .domain = ln_domain_any_row,                          \
-                          .agrees_nonfinite = 0,                                \
-                          .external = 1,                                        \
-                          .usable = (usable_),                                  \
-                          .how = (how_)}
+#define LN_TUNABLES(table) (table)
+#define LN_NO_TUNABLES NULL
+/* The fields; n_tunables is the table's length (sizeof NULL / sizeof(ln_tunable) is 0): tunables
+ * must be an array, not a pointer to one. */
+#define LN_KERNEL_FIELDS(name_, dtype_, isa_, op_, forward_, bound_, domain_, agrees_, tunables_, how_)       \
+    .name = (name_), .dtype = (dtype_), .isa = (isa_), .op = (op_), .forward = (forward_), .bound = (bound_), \
+    .domain = (domain_), .agrees_nonfinite = (agrees_), .tunables = (tunables_),                              \
+    .n_tunables = sizeof(tunables_) / sizeof(ln_tunable), .how = (how_)
+#define LN_KERNEL_DEFINE(id, ...) const ln_kernel id = {LN_KERNEL_FIELDS(__VA_ARGS__)}
+#define LN_PEER_KERNEL(id, name, dtype, op, forward, bound, usable_, how)                                        \
+    const ln_kernel id = {LN_KERNEL_FIELDS(name, dtype, 0, op, forward, bound, ln_domain_any_row, 0, NULL, how), \
+                          .external = 1, .usable = (usable_)}
+_Static_assert(sizeof(ln_tunable) > sizeof(void *), "LN_NO_TUNABLES (NULL) must count 0 tunables");
 
 /* Kernels from outside: a shared library loaded with `lnbench --plugin lib.so` exports
  *     const ln_plugin ln_plugin_kernels = {LN_ABI_VERSION, count, kernels};

@@ -197,17 +197,8 @@ LN_INLINE void vec_stream_fence(void) { _mm_sfence(); }
 /* The ln_kernel of a template's algorithm for the ISA the including file is built for: its name
  * is prefix-<isa> (e.g. "f32-shifted-avx2"), its isa the layer's bits; every other field is an
  * argument (LN_KERNEL_DEFINE, kernel.h). */
-#define LN_SIMD_KERNEL(id, prefix, dtype_, op_, forward_, bound_, domain_, agrees_, tunables_, how_) \
-    const ln_kernel id = {.name = prefix "-" LN_VEC_NAME,                                            \
-                          .dtype = (dtype_),                                                         \
-                          .isa = LN_VEC_ISA,                                                         \
-                          .op = (op_),                                                               \
-                          .forward = (forward_),                                                     \
-                          .bound = (bound_),                                                         \
-                          .domain = (domain_),                                                       \
-                          .agrees_nonfinite = (agrees_),                                             \
-                          tunables_,                                                                 \
-                          .how = (how_)}
+#define LN_SIMD_KERNEL(id, prefix, dtype, op, ...) \
+    LN_KERNEL_DEFINE(id, prefix "-" LN_VEC_NAME, dtype, LN_VEC_ISA, op, __VA_ARGS__)
 
 /* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
  * written with ordinary stores before the non-temporal ones. */

@@ -106,7 +106,7 @@ static int dev_stats(double s1, double s2, size_t n, double eps, int any, double
 
 /* VD_W elements (or the first m) of gamma or beta at i, in double: from the copy widened once
  * per call (wide: p points to doubles) or converted from the caller's floats (p points to
- * floats). The conversion costs two uops per VD_W, the copy twice the bytes: see GB_FLOAT_MIN_D. */
+ * floats). The conversion costs two uops per VD_W, the copy twice the bytes: see the tunable gb_float_min_d. */
 LN_INLINE vd gb_load(const void *p, size_t i, size_t m, int wide)
 {
     if (wide) return m == VD_W ? vd_load((const double *)p + i) : vd_load_part((const double *)p + i, m);
@@ -195,7 +195,7 @@ static void pipeline(const float *x, float *y, const void *g, const void *b, dou
 }
 
 /* Two rows normalized while the next two are summed, for cache-resident calls: rows of D >=
- * GB_FLOAT_MIN_D, whose gamma and beta are floats converted in registers, convert them once for
+ * gb_float_min_d (a tunable), whose gamma and beta are floats converted in registers, convert them once for
  * both rows (4 of the 16 conversion uops per W outputs of a row alone). Each row gets the
  * operations, in the order, of a row alone: the same bits. From memory the single-row pipeline
  * stays (pairs measured no faster there: the stream, not the uops, sets the pace). The loop

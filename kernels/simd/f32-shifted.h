@@ -239,7 +239,7 @@ static void forward_grouped(const ln_args *a, int stream)
 /* Long rows streaming from memory, gamma and beta interleaved: the sums of row r+1 and the
  * normalization of row r (x from L2) alternate chunk by chunk of CHUNK floats, and both halves
  * of each chunk prefetch into L2 at the same pace (one line for every two lines either reads),
- * CHUNK_AHEAD floats past the sums, so the memory stream does not pause while the row form's
+ * chunk_ahead floats (a tunable) past the sums, so the memory stream does not pause while the row form's
  * sums run alone from L2 (without the sums pass the row form reaches 0.93-1.04 of probe-stream).
  * The sums keep their grouping (shifted_block, then shifted_sums_from): the same bits as the row
  * form. Measured on Sapphire Rapids (docs/simd.md, eighth round), against the row form: AVX-512

@@ -21,7 +21,7 @@ CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra
 # Layering, enforced by the include paths each layer compiles with: common/ sees only itself,
 # kernels/ and reference/ see common/, the harness (and the tests and fuzzers) see everything.
 # A kernel that includes a harness header fails to build.
-HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs harness/hunt
+HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs harness/hunt harness/tune
 INC_common := -Icommon
 INC_kernels := -Icommon -Ikernels
 INC_reference := -Icommon -Ireference
@@ -147,7 +147,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
 PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
-test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD)
+test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(BUILD)/tests/plugin-tune.so
 	@LNBENCH=$(BUILD)/lnbench LNBENCH_PLUGIN_DIR=$(BUILD) tests/run.sh $(TEST_BIN)
 
 # `make plugin-example`: examples/plugin/ built as a shared library that `lnbench --plugin` loads
@@ -161,6 +161,10 @@ $(BUILD)/plugin-example.so: examples/plugin/f32-example-twopass.c kernels/kernel
 $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
+# Kernels with tunables for the tests of lnbench tune (tests/test_tune.c).
+$(BUILD)/tests/plugin-tune.so: tests/fixtures/plugin_tune.c kernels/kernel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
 # cache- and memory-resident inputs, probes beside), the same for the other ops, smaller

@@ -29,6 +29,9 @@ typedef struct {
     const void *dy;       /* rows * D upstream gradient, kernel's dtype */
     void *dx;             /* rows * D gradient of x, kernel's dtype; may alias dy */
     void *dgamma, *dbeta; /* D each, kernel's dtype: sums over the call's rows; may be NULL */
+    /* Values of the kernel's tunables, in the order of its .tunables; NULL means every default.
+     * Set by the caller (never read from the environment); outputs must not depend on them. */
+    const int *params;
 } ln_args;
 
 /* The operator a kernel computes; zero is LayerNorm forward, so kernels that do not say are it.
@@ -92,6 +95,17 @@ typedef struct {
  *    is NaN/Inf exactly where the reference's is (no spurious Inf/NaN from overflowed or underflowed
  *    intermediates). Inside the domain every kernel promises that; with 0, outside it nothing.
  * Non-finite inputs must give non-finite outputs where the reference's are (every kernel). */
+/* A tunable: a named parameter that picks a loop structure or a distance inside a kernel family
+ * (a row-group threshold, a prefetch distance, a streaming threshold). It never changes the
+ * output bits, only the speed; `lnbench tune` searches it and the tests check it. */
+typedef struct {
+    const char *name;  /* "rowwise_min_d": lower-case, unique within the kernel */
+    const char *what;  /* one line: what it picks and its unit */
+    int def;           /* the built-in default; one of values[] */
+    const int *values; /* the allowed values, ascending */
+    size_t n_values;
+} ln_tunable;
+
 typedef struct ln_kernel {
     const char *name; /* "<dtype>-<algorithm>-<isa>", e.g. "f32-welford-avx512" */
     ln_dtype dtype;   /* storage type of x, y, gamma, beta */
@@ -112,6 +126,9 @@ typedef struct ln_kernel {
      * and `bound` states its error in the same units: for rmsnorm kappa is 1 (no centring); for
      * the backward ops the bound is on dx, kappa the row's condition number of dx (docs/ops.md). */
     ln_op op;
+    /* The kernel's tunables (NULL / 0: none); ln_args.params gives their values in this order. */
+    const ln_tunable *tunables;
+    size_t n_tunables;
 } ln_kernel;
 
 /* Kernels from outside: a shared library loaded with `lnbench --plugin lib.so` exports
@@ -119,7 +136,7 @@ typedef struct ln_kernel {
  * and its kernels are listed, measured and timed beside the built-in ones (docs/plugins.md).
  * LN_ABI_VERSION changes whenever ln_args, ln_kernel or the LN_ISA_* bits change in layout or
  * meaning; lnbench refuses a library built for another version. */
-#define LN_ABI_VERSION 2
+#define LN_ABI_VERSION 3
 typedef struct {
     int abi_version; /* LN_ABI_VERSION of the kernel.h the library was built with */
     size_t count;

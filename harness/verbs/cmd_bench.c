@@ -48,48 +48,6 @@ static const char bench_help[] =
     "aggregates only on the console. The probes always run, whatever the filter; a filter that\n"
     "leaves no kernel benchmark exits 2.\n";
 
-static size_t *parse_counts(const char *list, const char *what, long long max, size_t *count)
-{
-    char **items = ln_split_list(list, what, count);
-    size_t *v = malloc(*count * sizeof *v);
-    if (!v) ln_die("out of memory");
-    for (size_t i = 0; i < *count; i++) v[i] = (size_t)ln_parse_int(items[i], what, 1, max);
-    free(items);
-    return v;
-}
-
-static size_t *parse_sizes(const char *list, size_t *count)
-{
-    char **items = ln_split_list(list, "--bytes", count);
-    size_t *v = malloc(*count * sizeof *v);
-    if (!v) ln_die("out of memory");
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 1e15;
-    for (size_t i = 0; i < *count; i++) {
-        v[i] = ln_parse_size(items[i], "--bytes");
-        if (v[i] < 64) ln_die_usage("--bytes: '%s' is below 64 bytes", items[i]);
-        if (2.0 * (double)v[i] > 0.75 * memory)
-            ln_die_usage("--bytes: '%s' for x (and as much for y) does not fit in this machine's memory", items[i]);
-    }
-    free(items);
-    return v;
-}
-
-/* Thread counts up to the online CPUs (and those this process may run on, if fewer): two
- * threads sharing a CPU would time the scheduler. */
-static size_t *parse_threads(const char *list, size_t *count)
-{
-    size_t *v = parse_counts(list, "--threads", 4096, count);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < cpus) cpus = CPU_COUNT(&allowed);
-    for (size_t i = 0; i < *count; i++)
-        if (cpus > 0 && v[i] > (size_t)cpus)
-            ln_die_usage("--threads: %zu threads on %ld CPU%s would share CPUs (at most %ld)", v[i], cpus,
-                         cpus > 1 ? "s" : "", cpus);
-    return v;
-}
-
 /* Google Benchmark's part of the command line. */
 typedef struct {
     char **argv; /* room for two more flags */
@@ -243,12 +201,12 @@ int cmd_bench(int argc, char **argv)
     if (!bytes_list && !rows_list) bytes_list = "1M,256M";
 
     ln_bench_grid g = {.sizes_are_bytes = bytes_list != NULL, .seed = seed};
-    g.threads = parse_threads(threads_list, &g.nthreads);
+    g.threads = ln_parse_threads(threads_list, &g.nthreads);
     g.nkernels = ln_select_kernels(kernels, &g.kernels, 0);
     if (g.nkernels == 0) ln_die_usage("bench: none of the kernels selected can run on this CPU");
-    size_t *Dv = parse_counts(Ds, "--D", 1 << 24, &g.nD);
+    size_t *Dv = ln_parse_counts(Ds, "--D", 1 << 24, &g.nD);
     size_t *sizes =
-        bytes_list ? parse_sizes(bytes_list, &g.nsizes) : parse_counts(rows_list, "--rows", 1LL << 32, &g.nsizes);
+        bytes_list ? ln_parse_sizes(bytes_list, &g.nsizes) : ln_parse_counts(rows_list, "--rows", 1LL << 32, &g.nsizes);
     char **dist_specs = ln_split_list(dists, "--dist", &g.ndists);
     ln_dist *dv = malloc(g.ndists * sizeof *dv);
     char **eps_items = ln_split_list(epss, "--eps", &g.neps);

@@ -221,9 +221,12 @@ static combo coordinate(search *s, const combo *def)
     combo *cands = malloc(64 * sizeof *cands);
     if (!best_rates || !cur_rates || !cands) ln_die("out of memory");
     combo cur = *def;
+    size_t last_moved = s->nt; /* none yet */
     for (int pass = 0, moved = 1; pass < MAX_PASSES && moved; pass++) {
         moved = 0;
         for (size_t j = 0; j < s->nt; j++) {
+            /* back at the last tunable that moved, with none moved since: a fixed point */
+            if (j == last_moved && pass > 0 && !moved) goto out;
             if (ln_tune_now() - s->start > s->t->seconds || ln_tune_now() > s->o->deadline) goto out;
             const ln_tunable *u = &s->k->tunables[j];
             size_t n = 0;
@@ -233,7 +236,7 @@ static combo coordinate(search *s, const combo *def)
             combo best = round_best(s, def, &cur, cands, n, best_rates, cur_rates);
             if (!same(s, &best, &cur) && median_of(best_rates, reps) > median_of(cur_rates, reps) &&
                 mann_whitney(best_rates, cur_rates, reps) < SIGNIFICANT)
-                cur = best, moved = 1;
+                cur = best, moved = 1, last_moved = j;
         }
     }
 out:
@@ -281,7 +284,9 @@ int ln_tune_search(ln_bench_pool *pool, const ln_tune_options *o, const ln_tune_
         def.v[j] = k->tunables[j].def;
         total = total > 1000000 ? total : total * k->tunables[j].n_values;
     }
-    double mt = t->seconds / (1.5 * expected_samples(&s, total));
+    /* Google Benchmark runs a sample once or twice more while it finds the iterations that fill
+     * the min time: a sample takes 2-3 times it */
+    double mt = t->seconds / (3 * expected_samples(&s, total));
     s.min_time = mt < MIN_TIME_LO ? MIN_TIME_LO : mt > MIN_TIME_HI ? MIN_TIME_HI : mt;
     show(&s, "checking output bits");
     s.default_hash = ln_bench_output_hash(pool, &s.base);

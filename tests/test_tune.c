@@ -121,6 +121,9 @@ static void test_file_round_trip(void **state)
     snprintf(t.date, sizeof t.date, "2026-12-03T10:00:00Z");
     snprintf(t.git_commit, sizeof t.git_commit, "abc123");
     ln_tuning_entry first = sample_entry("f32-tuneplant-scalar", 256, 1, 512, 5, 4);
+    first.ntimed = 2;
+    first.timed[0] = (ln_tuning_timed){{5, 1}, 2.5};
+    first.timed[1] = (ln_tuning_timed){{5, 4}, 14.25};
     ln_tuning_add(&t, &first);
     ln_tuning_entry kept = sample_entry("f32-tuneplant-scalar", 1024, 513, 0, 3, 2);
     kept.significant = 0, kept.value[0] = 0, kept.value[1] = 1, kept.gain = NAN; /* NaN goes as null */
@@ -164,6 +167,11 @@ static void test_file_round_trip(void **state)
         assert_true(fabs(a->p_value - b->p_value) <= 1e-6 * a->p_value);
         assert_true(isnan(a->gain) ? isnan(b->gain) : fabs(a->gain - b->gain) < 1e-6);
         assert_string_equal(a->search, b->search);
+        assert_int_equal(a->ntimed, b->ntimed);
+        for (int j = 0; j < a->ntimed; j++) {
+            assert_memory_equal(a->timed[j].v, b->timed[j].v, a->nparams * sizeof(int));
+            assert_true(fabs(a->timed[j].vs_default - b->timed[j].vs_default) < 1e-6 * a->timed[j].vs_default);
+        }
     }
     /* lookups by D range, regime, op and threads */
     assert_ptr_equal(ln_tuning_find(&r, "f32-tuneplant-scalar", LN_OP_LAYERNORM, "cache", 1, 512), &r.e[0]);
@@ -311,6 +319,41 @@ static void test_bench_applies_tuning(void **state)
         fail_msg("compare does not note the tunings: %s", run_output);
 }
 
+/* Two machines' files: the defaults lose 23% on A (1 / 1.3), spin=2 loses 24% on B (0.8 / 1.05),
+ * spin=3 at most 15% (1.1 / 1.3 on A): the setting that loses least everywhere is suggested. */
+static void test_defaults_from_several_machines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *cpu;
+        double r2, r3;
+    } machine[] = {{"CPU A", 1.3, 1.1}, {"CPU B", 0.8, 1.05}};
+    char files[2][320];
+    for (int m = 0; m < 2; m++) {
+        ln_tuning t = {.complete = 1};
+        ln_tuning_machine(&t);
+        snprintf(t.cpu_model, sizeof t.cpu_model, "%s", machine[m].cpu);
+        snprintf(t.machine_id, sizeof t.machine_id, "%s", machine[m].cpu);
+        ln_tuning_entry e = sample_entry("f32-tuneplant-scalar", 4096, 1, 0, 0, 1);
+        e.significant = 0, e.gain = 0;
+        e.ntimed = 2;
+        e.timed[0] = (ln_tuning_timed){{2, 1}, machine[m].r2};
+        e.timed[1] = (ln_tuning_timed){{3, 1}, machine[m].r3};
+        ln_tuning_add(&t, &e);
+        snprintf(files[m], sizeof files[m], "%s", test_path(m ? "b.json" : "a.json"));
+        ln_tuning_write(files[m], &t);
+        ln_tuning_free(&t);
+    }
+    int rc = run("tune --defaults-from %s,%s", files[0], files[1]);
+    if (rc != 0) fail_msg("exit %d: %s", rc, run_output);
+    assert_non_null(strstr(run_output, "### CPU A"));
+    assert_non_null(strstr(run_output, "### CPU B"));
+    if (!strstr(run_output, "| f32-tuneplant-scalar | layernorm | 2 | spin=0;unroll=1 | 23.1% (CPU A, cache, D 4096) | "
+                            "spin=3;unroll=1 | 15.4% (CPU A, cache, D 4096) |"))
+        fail_msg("not the least-loss defaults: %s", run_output);
+    assert_int_equal(run("tune --defaults-from %s,%s", files[0], test_path("missing.json")), 2);
+}
+
 static void test_bad_tuning_file_exits_2(void **state)
 {
     (void)state;
@@ -384,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_params_mapping_and_checks),
         cmocka_unit_test(test_output_hash),
         cmocka_unit_test(test_bench_applies_tuning),
+        cmocka_unit_test(test_defaults_from_several_machines),
         cmocka_unit_test(test_bad_tuning_file_exits_2),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);

@@ -47,6 +47,9 @@ typedef struct {
     size_t nseen, capseen;
     int refused, timed, round;
     double min_time, start;
+    ln_tuning_entry *e;         /* its timed[]: every setting's rate over the defaults' */
+    double sum[LN_TUNING_MAXT]; /* of the ratios of timed[i], over count[i] rounds */
+    int count[LN_TUNING_MAXT];
 } search;
 
 static int same(const search *s, const combo *a, const combo *b)
@@ -95,14 +98,21 @@ static int output_ok(search *s, const combo *c)
     return ok;
 }
 
-/* GB/s of the run of the case called name: Google Benchmark names it name plus the suffixes of
- * a per-case min time and repetitions ("/min_time:0.010/repeats:1/real_time"). NaN if none. */
-static double rate_of(const ln_gb_result *res, size_t nres, const char *name)
+static double median_of(const double *v, int n);
+static void note_timed(search *s, const combo *c, double ratio);
+
+/* GB/s of the run of case c from CPU time per thread (bench.csv's gbps_cpu): the time other
+ * processes take the CPU away is not in it, so a search on a shared machine is not steered by
+ * them; on a quiet machine it is the wall-time rate. Google Benchmark names the run c's name plus
+ * the suffixes of a per-case min time and repetitions ("/min_time:0.010/repeats:1/real_time").
+ * NaN if it has no run. */
+static double rate_of(const ln_gb_result *res, size_t nres, const ln_bench_case *c)
 {
-    size_t len = strlen(name);
+    size_t len = strlen(c->name);
     for (size_t i = 0; i < nres; i++)
-        if (!res[i].error && !res[i].aggregate[0] && !strncmp(res[i].name, name, len) && res[i].name[len] == '/')
-            return ln_gb_counter_value(&res[i], "bytes_per_second") * 1e-9;
+        if (!res[i].error && !res[i].aggregate[0] && !strncmp(res[i].name, c->name, len) && res[i].name[len] == '/')
+            return ln_gb_counter_value(&res[i], "bytes_per_second") * 1e-9 * res[i].real_ns /
+                   (res[i].cpu_ns / c->threads);
     return NAN;
 }
 
@@ -131,10 +141,29 @@ static void time_round(search *s, const combo *cands, size_t n, int reps, double
     size_t nres = ln_bench_run(cases, ncases, &ro, &res);
     for (size_t i = 0; i < ncases; i++) {
         size_t j = (i % (n + 1) + i / (n + 1)) % (n + 1); /* as placed above */
-        rates[j * reps + (int)(i / (n + 1))] = rate_of(res, nres, cases[i].name);
+        rates[j * reps + (int)(i / (n + 1))] = rate_of(res, nres, &cases[i]);
     }
     s->timed += (int)n;
+    for (size_t j = 1; j <= n; j++)
+        note_timed(s, &cands[j - 1], median_of(rates + j * reps, reps) / median_of(rates, reps));
     free(res), free(cases);
+}
+
+/* Keeps c's median rate over the defaults' in the same round (averaged over the rounds that timed
+ * it) in the entry's timed list. */
+static void note_timed(search *s, const combo *c, double ratio)
+{
+    ln_tuning_entry *e = s->e;
+    int i = 0;
+    while (i < e->ntimed && memcmp(e->timed[i].v, c->v, s->nt * sizeof c->v[0])) i++;
+    if (i == e->ntimed) {
+        if (i == LN_TUNING_MAXT || !isfinite(ratio)) return;
+        memcpy(e->timed[i].v, c->v, sizeof e->timed[i].v);
+        s->sum[i] = 0, s->count[i] = 0;
+        e->ntimed++;
+    }
+    s->sum[i] += ratio, s->count[i]++;
+    e->timed[i].vs_default = s->sum[i] / s->count[i];
 }
 
 static double median_of(const double *v, int n)
@@ -256,7 +285,8 @@ static double expected_samples(const search *s, size_t total)
 int ln_tune_search(ln_bench_pool *pool, const ln_tune_options *o, const ln_tune_task *t, ln_tuning_entry *e)
 {
     const ln_kernel *k = t->k;
-    search s = {.pool = pool, .o = o, .t = t, .k = k, .nt = k->n_tunables, .start = ln_tune_now()};
+    memset(e, 0, sizeof *e);
+    search s = {.pool = pool, .o = o, .t = t, .k = k, .nt = k->n_tunables, .start = ln_tune_now(), .e = e};
     size_t threads = (size_t)t->threads;
     ln_bench_grid g = {.kernels = &k,
                        .nkernels = 1,

@@ -75,6 +75,15 @@ static json_t *entry_json(const ln_tuning_entry *e)
     json_object_set_new(o, "refused", json_integer(e->refused));
     json_object_set_new(o, "seconds", real_or_null(e->seconds));
     json_object_set_new(o, "search", json_string(e->search));
+    json_t *timed = json_array();
+    for (int i = 0; i < e->ntimed; i++) {
+        json_t *t = json_object(), *v = json_array();
+        for (int j = 0; j < e->nparams; j++) json_array_append_new(v, json_integer(e->timed[i].v[j]));
+        json_object_set_new(t, "values", v);
+        json_object_set_new(t, "vs_default", real_or_null(e->timed[i].vs_default));
+        json_array_append_new(timed, t);
+    }
+    json_object_set_new(o, "timed", timed);
     return o;
 }
 
@@ -181,6 +190,28 @@ static int get_params(reader *r, json_t *o, const char *key, ln_tuning_entry *e,
     return 0;
 }
 
+/* "timed": [{"values": [v, ...] (in the order of params), "vs_default": x}, ...]; optional. */
+static int read_timed(reader *r, json_t *a, ln_tuning_entry *e)
+{
+    e->ntimed = 0;
+    if (!a) return 0;
+    if (!json_is_array(a)) return fail(r, "\"timed\" is not an array");
+    for (size_t i = 0; i < json_array_size(a) && e->ntimed < LN_TUNING_MAXT; i++) {
+        json_t *t = json_array_get(a, i), *v = json_object_get(t, "values");
+        ln_tuning_timed *x = &e->timed[e->ntimed];
+        if (!json_is_array(v) || (int)json_array_size(v) != e->nparams)
+            return fail(r, "\"timed\" %zu: \"values\" is not an array of %d integers", i + 1, e->nparams);
+        for (int j = 0; j < e->nparams; j++) {
+            if (!json_is_integer(json_array_get(v, j)))
+                return fail(r, "\"timed\" %zu: \"values\" is not an array of %d integers", i + 1, e->nparams);
+            x->v[j] = (int)json_integer_value(json_array_get(v, j));
+        }
+        if (get_real(r, t, "vs_default", &x->vs_default)) return -1;
+        e->ntimed++;
+    }
+    return 0;
+}
+
 static int read_entry(reader *r, json_t *o, ln_tuning_entry *e)
 {
     char op[32];
@@ -211,7 +242,7 @@ static int read_entry(reader *r, json_t *o, ln_tuning_entry *e)
     e->significant = json_is_true(json_object_get(o, "significant"));
     json_t *s = json_object_get(o, "search");
     snprintf(e->search, sizeof e->search, "%s", json_is_string(s) ? json_string_value(s) : "");
-    return 0;
+    return read_timed(r, json_object_get(o, "timed"), e);
 }
 
 int ln_tuning_read(const char *path, ln_tuning *t, char *err, size_t errlen)

@@ -11,6 +11,14 @@
 
 #define LN_TUNING_FORMAT 1
 #define LN_TUNING_MAXP 16 /* tunables of one kernel */
+#define LN_TUNING_MAXT 64 /* settings timed in one search that a file keeps */
+
+/* One setting timed in a search: its median rate over the defaults' in the same round(s). The
+ * data the built-in defaults are chosen from, across machines (docs/tune.md). */
+typedef struct {
+    int v[LN_TUNING_MAXP];
+    double vs_default;
+} ln_tuning_timed;
 
 typedef struct {
     char kernel[128];
@@ -32,6 +40,8 @@ typedef struct {
     int candidates, refused;   /* timed, and refused for changing the output bits */
     double seconds;            /* the search's wall time */
     char search[16];           /* exhaustive, coordinate */
+    int ntimed;                /* settings timed (the first LN_TUNING_MAXT), the defaults not among them */
+    ln_tuning_timed timed[LN_TUNING_MAXT];
 } ln_tuning_entry;
 
 typedef struct {

@@ -11,6 +11,7 @@
 
 #include "bench_plan.h"
 #include "cli.h"
+#include "defaults.h"
 #include "dist.h"
 #include "gbench.h"
 #include "meta.h"
@@ -40,6 +41,9 @@ static const char tune_help[] =
     "  --out FILE       the tuning file (default results/tuning/<machine>.json); its entries for\n"
     "                   other kernels, regimes or thread counts of this machine are kept\n"
     "  --machine-id     print <machine>, this machine's name (as results/history/ names it), and exit\n"
+    "  --defaults-from LIST  tune nothing: from tuning files of several machines (comma list), print\n"
+    "                   per machine what was chosen and per kernel the defaults that lose least on\n"
+    "                   every machine (Markdown, for docs/tune.md)\n"
     "  --quiet          no line per search (the progress line stays, on a terminal)\n"
     "Exit status 0; 1 when a candidate was refused for changing the output bits (a kernel bug; the\n"
     "file is written all the same); 2 on bad input.\n";
@@ -200,10 +204,12 @@ int cmd_tune(int argc, char **argv)
                                          {"reps", required_argument, 0, 'r'},
                                          {"out", required_argument, 0, 'o'},
                                          {"machine-id", no_argument, 0, 'm'},
+                                         {"defaults-from", required_argument, 0, 'f'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *kernels = NULL, *Ds = "768,1024,4096,8192,16384", *bytes = "1M,64M", *threads = "1";
+    const char *defaults_from = NULL, *kernels = NULL, *Ds = "768,1024,4096,8192,16384", *bytes = "1M,64M",
+               *threads = "1";
     tune_plan p = {.seconds = 300, .reps = 5};
     int c, machine_id = 0;
     optind = 1;
@@ -220,6 +226,7 @@ int cmd_tune(int argc, char **argv)
         case 'r': p.reps = (int)ln_parse_int(optarg, "--reps", 2, 100); break;
         case 'o': p.out = optarg; break;
         case 'm': machine_id = 1; break;
+        case 'f': defaults_from = optarg; break;
         case 'q': p.quiet = 1; break;
         case 'h': return fputs(tune_help, stdout), 0;
         default: ln_die_usage("tune: see 'lnbench tune --help'");
@@ -229,6 +236,13 @@ int cmd_tune(int argc, char **argv)
     ln_tuning here = {0};
     ln_tuning_machine(&here);
     if (machine_id) return printf("%s\n", here.machine_id), 0;
+    if (defaults_from) {
+        size_t n;
+        char **files = ln_split_list(defaults_from, "--defaults-from", &n);
+        int rc = ln_tune_defaults_report(files, n, stdout);
+        free(files);
+        return rc;
+    }
 
     p.D = ln_parse_counts(Ds, "--D", 1 << 24, &p.nD);
     qsort(p.D, p.nD, sizeof *p.D, cmp_size);

@@ -223,8 +223,8 @@ bench-ops: $(BUILD)/lnbench
 # bench's D and regimes, TUNE_SECONDS in all for LayerNorm, TUNE_OPS_SECONDS for each other op
 # (D 1024, 4096 as bench-ops); writes $(TUNING) (results/tuning/<machine>.json), which make
 # bench then uses. docs/tune.md. TUNE_ARGS=... adds flags (e.g. --kernels, --threads 1,2).
-TUNE_SECONDS ?= 240
-TUNE_OPS_SECONDS ?= 30
+TUNE_SECONDS ?= 180
+TUNE_OPS_SECONDS ?= 20
 .PHONY: tune
 tune: $(BUILD)/lnbench
 	$(BUILD)/lnbench tune --seconds $(TUNE_SECONDS) --out $(TUNING) $(TUNE_ARGS)

@@ -34,17 +34,6 @@ static char *find_file(const char *dir, const char *path)
     return NULL;
 }
 
-static void params_text(const ln_tuning_entry *e, const int *v, char *buf, size_t n)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (int i = 0; i < e->nparams && used < n; i++) {
-        int w = snprintf(buf + used, n - used, "%s%s=%d", i ? ";" : "", e->name[i], v[i]);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-}
-
 void ln_report_tuning_section(const char *dir, ln_doc *d)
 {
     char note[1024], path[1024], id[1024], err[600];
@@ -80,7 +69,7 @@ void ln_report_tuning_section(const char *dir, ln_doc *d)
         if (!table++) ln_doc_table(d, 8, "llrl", head);
         char D[32], chosen[512], g[32], gd[32], gain[32], p[32];
         snprintf(D, sizeof D, "%zu", e->D);
-        params_text(e, e->value, chosen, sizeof chosen);
+        ln_tuning_values_text(e, e->value, chosen, sizeof chosen);
         snprintf(g, sizeof g, "%.2f", e->gbps);
         snprintf(gd, sizeof gd, "%.2f", e->gbps_default);
         snprintf(gain, sizeof gain, "%+.1f%%", 100 * e->gain);

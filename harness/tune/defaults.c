@@ -12,17 +12,6 @@ typedef struct {
     const ln_tuning_entry *e;
 } tuned_case;
 
-static void values_text(const ln_tuning_entry *e, const int *v, char *buf, size_t n)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (int i = 0; i < e->nparams && used < n; i++) {
-        int w = snprintf(buf + used, n - used, "%s%s=%d", i ? ";" : "", e->name[i], v[i]);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-}
-
 /* Per machine: what tune chose where it beat the defaults (the tables of docs/tune.md). */
 static void machine_table(FILE *out, const char *path, const ln_tuning *t)
 {
@@ -42,7 +31,7 @@ static void machine_table(FILE *out, const char *path, const ln_tuning *t)
                   "|---|---|---|---:|---:|---|---:|---:|\n",
                   out);
         char chosen[512];
-        values_text(e, e->value, chosen, sizeof chosen);
+        ln_tuning_values_text(e, e->value, chosen, sizeof chosen);
         fprintf(out, "| %s | %s | %s | %d | %zu | %s | %+.1f%% | %.2g (%d+%d) |\n", e->kernel, ln_op_name(e->op),
                 e->regime, e->threads, e->D, chosen, 100 * e->gain, e->p_value, e->repetitions, e->repetitions);
     }
@@ -116,8 +105,8 @@ static void suggest(FILE *out, tuned_case *all, size_t n)
             }
         if (!(dw > bw)) best = e0->def, bw = dw, bm = dm, bat = dat; /* keep the defaults unless better */
         char dtext[512], stext[512];
-        values_text(e0, e0->def, dtext, sizeof dtext);
-        values_text(e0, best, stext, sizeof stext);
+        ln_tuning_values_text(e0, e0->def, dtext, sizeof dtext);
+        ln_tuning_values_text(e0, best, stext, sizeof stext);
         const ln_tuning_entry *wd = same[dat].e, *ws = same[bat].e;
         fprintf(out, "| %s | %s | %zu | %s | %.1f%% (%s, %s, D %zu) | %s | %.1f%% (%s, %s, D %zu) | %.1f%%, %.1f%% |\n",
                 e0->kernel, ln_op_name(e0->op), m, dtext, 100 * dw, same[dat].t->machine_id, wd->regime, wd->D,

@@ -357,6 +357,18 @@ const char *ln_params_format(const ln_kernel *k, const int *params, char *buf, s
     return buf;
 }
 
+const char *ln_tuning_values_text(const ln_tuning_entry *e, const int *v, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < e->nparams && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s=%d", i ? ";" : "", e->name[i], v[i]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
 const char *ln_tunables_check(const ln_kernel *k)
 {
     static char msg[256];

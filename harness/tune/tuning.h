@@ -76,6 +76,8 @@ const ln_tuning_entry *ln_tuning_find(const ln_tuning *t, const char *kernel, ln
  * value k does not allow. */
 int ln_tuning_params(const ln_tuning_entry *e, const ln_kernel *k, int *out, char *err, size_t errlen);
 
+/* The same from an entry's names: e's tunables with values v (in e's order of params). */
+const char *ln_tuning_values_text(const ln_tuning_entry *e, const int *v, char *buf, size_t n);
 /* "rowwise_min_d=4096;prefetch=512": k's tunables with params' values; "-" when params is NULL
  * or k has none. buf (n bytes) is returned. */
 const char *ln_params_format(const ln_kernel *k, const int *params, char *buf, size_t n);

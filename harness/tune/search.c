@@ -256,7 +256,9 @@ static combo coordinate(search *s, const combo *def)
         for (size_t j = 0; j < s->nt; j++) {
             /* back at the last tunable that moved, with none moved since: a fixed point */
             if (j == last_moved && pass > 0 && !moved) goto out;
-            if (ln_tune_now() - s->start > s->t->seconds || ln_tune_now() > s->o->deadline) goto out;
+            /* the first pass is the least search worth its name: it is finished, like an exhaustive
+             * round, whatever the budget says */
+            if (pass > 0 && (ln_tune_now() - s->start > s->t->seconds || ln_tune_now() > s->o->deadline)) goto out;
             const ln_tunable *u = &s->k->tunables[j];
             size_t n = 0;
             for (size_t v = 0; v < u->n_values && n < 64; v++)

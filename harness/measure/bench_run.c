@@ -83,7 +83,7 @@ static void free_buffers(ln_bench_pool *p)
         thread_buffers *b = &p->buf[i];
         free(b->x), free(b->y), free(b->gamma), free(b->beta), free(b->dy), free(b->dgb), free(b->stats);
     }
-    memset(p->buf, 0, p->buf_threads * sizeof *p->buf);
+    if (p->buf) memset(p->buf, 0, p->buf_threads * sizeof *p->buf); /* none before the first run */
     p->buf_threads = 0;
     p->have_filled = 0;
 }

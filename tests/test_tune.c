@@ -62,6 +62,26 @@ static void test_output_changing_setting_refused(void **state)
     assert_int_equal(e.D_max, 0);
 }
 
+/* A budget spent before the last searches: the file holds those finished, says it is not complete,
+ * and the run says how many were left out. */
+static void test_budget_cut_keeps_finished(void **state)
+{
+    (void)state;
+    const char *out = test_path("cut.json");
+    run("tune --plugin %s --kernels f32-tunebits-scalar --D 256,1024,4096 --bytes 64K --seconds 0.001 --out %s", plugin,
+        out);
+    if (!strstr(run_output, "the budget ran out: 2 searches left out"))
+        fail_msg("no word of the searches left out: %s", run_output);
+    ln_tuning t;
+    char err[512];
+    if (ln_tuning_read(out, &t, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(t.n, 1);
+    assert_int_equal(t.e[0].D, 256);
+    assert_false(t.complete);
+    ln_tuning_free(&t);
+    assert_no_temp_files();
+}
+
 /* The defaults do ~40 times the work of spin=5, unroll=4: coordinate descent must walk there and
  * the final comparison must find it significantly faster, whatever the machine's noise. */
 static void test_search_finds_planted_best(void **state)
@@ -475,15 +495,11 @@ int main(void)
     }
     snprintf(plugin, sizeof plugin, "%s/tests/plugin-tune.so", dir);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_output_changing_setting_refused),
-        cmocka_unit_test(test_search_finds_planted_best),
-        cmocka_unit_test(test_file_round_trip),
-        cmocka_unit_test(test_params_mapping_and_checks),
-        cmocka_unit_test(test_output_hash),
-        cmocka_unit_test(test_builtin_tunables_keep_output_bits),
-        cmocka_unit_test(test_bench_applies_tuning),
-        cmocka_unit_test(test_defaults_from_several_machines),
-        cmocka_unit_test(test_bad_tuning_file_exits_2),
+        cmocka_unit_test(test_output_changing_setting_refused),   cmocka_unit_test(test_search_finds_planted_best),
+        cmocka_unit_test(test_budget_cut_keeps_finished),         cmocka_unit_test(test_file_round_trip),
+        cmocka_unit_test(test_params_mapping_and_checks),         cmocka_unit_test(test_output_hash),
+        cmocka_unit_test(test_builtin_tunables_keep_output_bits), cmocka_unit_test(test_bench_applies_tuning),
+        cmocka_unit_test(test_defaults_from_several_machines),    cmocka_unit_test(test_bad_tuning_file_exits_2),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

@@ -46,7 +46,8 @@ void ln_report_tuning_section(const char *dir, ln_doc *d)
     ln_doc_para(d,
                 "This run's kernels ran with the tunables of %s (kernels it has no entry for: their built-in "
                 "defaults; bench.csv's params column says which ran). Tuned against default below: lnbench tune's "
-                "final comparison, medians of alternated repetitions on this machine (docs/tune.md).",
+                "final comparison, medians of alternated repetitions on this machine, GB/s from CPU time "
+                "(docs/tune.md).",
                 note);
     char *file = find_file(dir, path);
     ln_tuning t;

@@ -21,7 +21,7 @@ CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra
 # Layering, enforced by the include paths each layer compiles with: common/ sees only itself,
 # kernels/ and reference/ see common/, the harness (and the tests and fuzzers) see everything.
 # A kernel that includes a harness header fails to build.
-HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs harness/hunt
+HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs harness/hunt harness/tune
 INC_common := -Icommon
 INC_kernels := -Icommon -Ikernels
 INC_reference := -Icommon -Ireference
@@ -152,7 +152,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
 PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
-test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD)
+test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(BUILD)/tests/plugin-tune.so
 	@LNBENCH=$(BUILD)/lnbench LNBENCH_PLUGIN_DIR=$(BUILD) tests/run.sh $(TEST_BIN)
 
 # `make plugin-example`: examples/plugin/ built as a shared library that `lnbench --plugin` loads
@@ -166,6 +166,10 @@ $(BUILD)/plugin-example.so: examples/plugin/f32-example-twopass.c kernels/kernel
 $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
+# Kernels with tunables for the tests of lnbench tune (tests/test_tune.c).
+$(BUILD)/tests/plugin-tune.so: tests/fixtures/plugin_tune.c kernels/kernel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
 # cache- and memory-resident inputs, probes beside), the same for the other ops, smaller
@@ -197,13 +201,19 @@ BENCH_THREADS ?= $(if $(filter-out 0 1,$(shell nproc 2>/dev/null || echo 1)),1$(
 BENCH_OPS_ACCURACY_FLAGS := --dist normal,offset:1e4,outlier:1000 --D 768
 BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=3 \
                           --benchmark_min_time=0.02
+# The tuning of this machine (make tune; docs/tune.md): make bench times every kernel with the
+# tunables it chose when the file exists (said on the terminal and in bench.csv.meta.json), at the
+# built-in defaults otherwise. TUNING=FILE names another file, TUNING=none runs the defaults.
+TUNING ?= $(RESULTS)/tuning/$(shell $(BUILD)/lnbench tune --machine-id 2>/dev/null || echo unknown).json
+TUNING_ARGS = $(if $(filter-out none,$(TUNING)),$(if $(wildcard $(TUNING)),--tuning $(TUNING)))
 .PHONY: bench bench-ops compare history
 bench: $(BUILD)/lnbench lnbench
 	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
 	@rm -f $(RESULTS)/ops/accuracy-*.csv* $(RESULTS)/ops/bench-*.csv* $(RESULTS)/ops/bench-*.json
+	@echo "make bench: $(if $(TUNING_ARGS),tunables from $(TUNING) (make tune wrote it),no tuning file ($(TUNING)): every kernel at its built-in defaults (make tune writes one))"
 	$(BUILD)/lnbench accuracy --quiet $(BENCH_ACCURACY_FLAGS) --out $(RESULTS)/accuracy.csv
-	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(BENCH_ARGS)
-	@$(MAKE) --no-print-directory bench-ops
+	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(TUNING_ARGS) $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-ops TUNING='$(TUNING)'
 	@echo
 	@$(BUILD)/lnbench summary $(RESULTS)
 	@$(MAKE) --no-print-directory sweeps report history
@@ -211,8 +221,21 @@ bench: $(BUILD)/lnbench lnbench
 
 bench-ops: $(BUILD)/lnbench
 	@LNBENCH=$(BUILD)/lnbench BENCH_OPS='$(BENCH_OPS)' BENCH_THREADS='$(BENCH_THREADS)' \
-	    ACCURACY_FLAGS='$(BENCH_OPS_ACCURACY_FLAGS)' TIMING_FLAGS='$(BENCH_OPS_TIMING_FLAGS)' \
+	    ACCURACY_FLAGS='$(BENCH_OPS_ACCURACY_FLAGS)' TIMING_FLAGS='$(BENCH_OPS_TIMING_FLAGS) $(TUNING_ARGS)' \
 	    scripts/bench-ops.sh $(RESULTS)
+
+# `make tune`: lnbench tune over every kernel this CPU runs that has tunables (the SIMD kernels), at
+# bench's D and regimes, TUNE_SECONDS in all for LayerNorm, TUNE_OPS_SECONDS for each other op
+# (D 1024, 4096 as bench-ops); writes $(TUNING) (results/tuning/<machine>.json), which make
+# bench then uses. docs/tune.md. TUNE_ARGS=... adds flags (e.g. --kernels, --threads 1,2).
+TUNE_SECONDS ?= 180
+TUNE_OPS_SECONDS ?= 20
+.PHONY: tune
+tune: $(BUILD)/lnbench
+	$(BUILD)/lnbench tune --seconds $(TUNE_SECONDS) --out $(TUNING) $(TUNE_ARGS)
+	@for op in $(BENCH_OPS); do \
+	    $(BUILD)/lnbench tune --op $$op --D 1024,4096 --seconds $(TUNE_OPS_SECONDS) --out $(TUNING) $(TUNE_ARGS) || exit $$?; \
+	done
 
 # `make check`: an accuracy sweep judged against every kernel's contract (kernels/kernel.h): exit
 # status 1 when any case's verdict is fail, one line per failure with the command that dumps it.

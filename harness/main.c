@@ -18,6 +18,7 @@ static const struct {
     {"accuracy", cmd_accuracy, "measure kernels against the MPFR reference: results/accuracy.csv"},
     {"stats", cmd_stats, "exact count, mean and variances of a file of decimal numbers"},
     {"bench", cmd_bench, "time kernels with Google Benchmark beside bandwidth probes: results/bench.{csv,json}"},
+    {"tune", cmd_tune, "search each kernel's tunables on this machine: results/tuning/<machine>.json"},
     {"hunt", cmd_hunt, "search each kernel's worst rows, confirmed by MPFR: results/hunt/, results/hunt/hunt.csv"},
     {"summary", cmd_summary, "one line per kernel from results/bench.csv and results/accuracy.csv"},
     {"report", cmd_report, "REPORT.md and report.html from a results folder, summary first"},

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tuning.h"
 
 static const ln_kernel **loaded; /* plugin kernels, copied (see below) */
 static const char **loaded_from; /* the library each came from */
@@ -56,6 +57,8 @@ void ln_plugin_load(const char *path)
         if ((unsigned)k->dtype >= LN_NDTYPES)
             ln_die_usage("--plugin: '%s': kernel '%s' has dtype %d, not one of ln_dtype's", path, k->name,
                          (int)k->dtype);
+        const char *bad_tunables = ln_tunables_check(k);
+        if (bad_tunables) ln_die_usage("--plugin: '%s': kernel '%s': %s", path, k->name, bad_tunables);
         const char *taken = owner(k->name);
         if (taken) ln_die_usage("--plugin: '%s': kernel name '%s' is already taken by %s", path, k->name, taken);
         /* A copy whose `how` is never NULL, so every verb can print it. */

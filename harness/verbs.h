@@ -12,5 +12,6 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_hunt(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif

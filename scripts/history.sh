@@ -22,6 +22,13 @@ for f in bench.csv bench.json accuracy.csv conditioning.csv eps.csv; do
     [ -f "$res/$f" ] && cp "$res/$f" "$dest/"
     [ -f "$res/$f.meta.json" ] && cp "$res/$f.meta.json" "$dest/"
 done
+# the tuning the run used (bench --tuning: its metadata names the file), so that the report of the
+# kept run still finds it (in tuning/ beside the results)
+tuning=$(sed -n 's/^ *"tuning": *"\([^"]*\) (tuned .*/\1/p' "$res/bench.csv.meta.json" 2>/dev/null | head -n 1)
+if [ -n "$tuning" ] && [ -f "$tuning" ]; then
+    mkdir -p "$dest/tuning"
+    cp "$tuning" "$dest/tuning/"
+fi
 # the op runs of make bench-ops, read with the folder (results/README.md)
 for f in "$res"/ops/accuracy-*.csv* "$res"/ops/bench-*; do
     [ -f "$f" ] || continue

@@ -36,7 +36,21 @@ typedef struct ln_bench_case {
     const struct ln_bench_case *smaller; /* same kernel, D, dist, eps, threads at the next smaller size */
     double predicted_s;                  /* > 0: skipped, one call predicted to take this long */
     size_t index;                        /* in run order, for the progress line */
+    const int *params;                   /* the kernel's tunables (ln_args.params); NULL: its defaults */
 } ln_bench_case;
+
+/* Inputs up to LN_CACHE_BYTES are called cache-resident, from LN_MEMORY_BYTES memory-resident (x
+ * alone; y is as large again). Measured on the project's VMs: the copy probe holds its in-cache
+ * rate to a few MiB, is halfway down at 16 MiB and at its memory rate from 64 MiB. */
+#define LN_CACHE_BYTES (8u << 20)
+#define LN_MEMORY_BYTES (64u << 20)
+
+/* The regime of a case by the size asked for (x is rounded down to whole rows, a little under
+ * it): "cache", "mixed" or "memory", as bench.csv and tuning files name them. */
+static inline const char *ln_bench_regime(size_t size)
+{
+    return size <= LN_CACHE_BYTES ? "cache" : size >= LN_MEMORY_BYTES ? "memory" : "mixed";
+}
 
 /* Thread i's share of n items (rows, or a probe's floats) split over `threads`: the count, and
  * in *first where it starts. Shares differ by at most one. */

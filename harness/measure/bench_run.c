@@ -24,18 +24,25 @@ typedef struct {
     size_t probe_elements;
 } thread_buffers;
 
+/* The team and its buffers, kept from one run to the next when the caller holds a pool. */
+struct ln_bench_pool {
+    ln_team *team;
+    int team_threads;
+    thread_buffers *buf; /* one per thread of the team */
+    int buf_threads;     /* the thread count the buffers are sized for; 0: none yet */
+    size_t buf_bytes, affine_bytes;
+    size_t bwd_rows;      /* > 0: a backward case needs dy, dgamma, dbeta and this many rows of stats */
+    ln_bench_case filled; /* the case whose inputs the buffers hold (a copy: runs come and go) */
+    int have_filled;
+};
+
 typedef struct {
     const ln_bench_run_options *o;
     ln_bench_case *cases;
     size_t ncases;
-    ln_team *team;
-    thread_buffers *buf; /* one per thread of the team */
-    int buf_threads;     /* the thread count the buffers are sized for; 0: none yet */
-    size_t buf_bytes, affine_bytes;
-    size_t bwd_rows;                 /* > 0: a backward case needs dy, dgamma, dbeta and this many rows of stats */
-    const ln_bench_case *current;    /* the case a team job works on */
-    const ln_bench_case *filled_for; /* the case whose inputs the buffers hold */
-    const ln_bench_case *shown;      /* on the progress line */
+    ln_bench_pool *p;
+    const ln_bench_case *current; /* the case a team job works on */
+    const ln_bench_case *shown;   /* on the progress line */
 } bench_run;
 
 static void *alloc_touched(size_t bytes)
@@ -55,30 +62,57 @@ static void *alloc_touched(size_t bytes)
  * local to the CPU it runs on. */
 static void alloc_buffers(void *ctx, int i)
 {
-    bench_run *r = ctx;
-    thread_buffers *b = &r->buf[i];
-    b->x = alloc_touched(r->buf_bytes);
-    b->y = alloc_touched(r->buf_bytes);
-    b->gamma = alloc_touched(r->affine_bytes);
-    b->beta = alloc_touched(r->affine_bytes);
-    if (r->bwd_rows) {
-        b->dy = alloc_touched(r->buf_bytes);
-        b->dgb = alloc_touched(2 * r->affine_bytes);
-        b->stats = alloc_touched(2 * r->bwd_rows * sizeof(double));
+    ln_bench_pool *p = ((bench_run *)ctx)->p;
+    thread_buffers *b = &p->buf[i];
+    b->x = alloc_touched(p->buf_bytes);
+    b->y = alloc_touched(p->buf_bytes);
+    b->gamma = alloc_touched(p->affine_bytes);
+    b->beta = alloc_touched(p->affine_bytes);
+    if (p->bwd_rows) {
+        b->dy = alloc_touched(p->buf_bytes);
+        b->dgb = alloc_touched(2 * p->affine_bytes);
+        b->stats = alloc_touched(2 * p->bwd_rows * sizeof(double));
     }
 }
 
 static int is_backward(const ln_bench_case *c) { return c->what == LN_BENCH_KERNEL && ln_op_is_backward(c->k->op); }
 
-static void free_buffers(bench_run *r)
+static void free_buffers(ln_bench_pool *p)
 {
-    for (int i = 0; i < r->buf_threads; i++) {
-        thread_buffers *b = &r->buf[i];
+    for (int i = 0; i < p->buf_threads; i++) {
+        thread_buffers *b = &p->buf[i];
         free(b->x), free(b->y), free(b->gamma), free(b->beta), free(b->dy), free(b->dgb), free(b->stats);
     }
-    memset(r->buf, 0, r->buf_threads * sizeof *r->buf);
-    r->buf_threads = 0;
-    r->filled_for = NULL;
+    if (p->buf) memset(p->buf, 0, p->buf_threads * sizeof *p->buf); /* none before the first run */
+    p->buf_threads = 0;
+    p->have_filled = 0;
+}
+
+ln_bench_pool *ln_bench_pool_create(void)
+{
+    ln_bench_pool *p = calloc(1, sizeof *p);
+    if (!p) ln_die("out of memory");
+    return p;
+}
+
+void ln_bench_pool_free(ln_bench_pool *p)
+{
+    if (!p) return;
+    free_buffers(p);
+    if (p->team) ln_team_free(p->team);
+    free(p->buf), free(p);
+}
+
+/* A team (and buffer slots) for at least `threads` threads. */
+static void pool_threads(ln_bench_pool *p, int threads)
+{
+    if (p->team_threads >= threads) return;
+    free_buffers(p);
+    if (p->team) ln_team_free(p->team);
+    free(p->buf);
+    p->team = ln_team_create(threads);
+    if (!(p->buf = calloc(threads, sizeof *p->buf))) ln_die("out of memory");
+    p->team_threads = threads;
 }
 
 /* Thread i's share of c, in bytes of x. */
@@ -88,25 +122,29 @@ static size_t share_bytes(const ln_bench_case *c, int i)
     return ln_bench_share(c->rows, c->threads, i, NULL) * c->D * ln_fmt(c->dtype)->size;
 }
 
-/* Buffers for c's thread count, sized for the largest share of any case of that count. */
+/* Buffers for c's thread count, sized for the largest share of any case of that count (those
+ * of a pool's earlier run are kept when they are large enough). */
 static void ensure_buffers(bench_run *r, const ln_bench_case *c)
 {
-    if (r->buf_threads == c->threads) return;
-    free_buffers(r);
-    size_t bytes = 64, max_D = 1;
-    r->bwd_rows = 0;
+    ln_bench_pool *p = r->p;
+    size_t bytes = 64, max_D = 1, bwd_rows = 0;
     for (size_t j = 0; j < r->ncases; j++) {
         const ln_bench_case *o = &r->cases[j];
         if (o->threads != c->threads) continue;
         for (int i = 0; i < o->threads; i++) bytes = share_bytes(o, i) > bytes ? share_bytes(o, i) : bytes;
         size_t rows = ln_bench_share(o->rows, o->threads, 0, NULL); /* share 0 is never the smaller */
-        if (is_backward(o) && rows > r->bwd_rows) r->bwd_rows = rows;
+        if (is_backward(o) && rows > bwd_rows) bwd_rows = rows;
         if (o->what == LN_BENCH_KERNEL) max_D = o->D > max_D ? o->D : max_D;
     }
-    r->buf_bytes = bytes;
-    r->affine_bytes = max_D * sizeof(double);
-    ln_team_run(r->team, c->threads, alloc_buffers, r);
-    r->buf_threads = c->threads;
+    if (p->buf_threads == c->threads && bytes <= p->buf_bytes && max_D * sizeof(double) <= p->affine_bytes &&
+        bwd_rows <= p->bwd_rows && (!bwd_rows || p->buf[0].dy))
+        return;
+    free_buffers(p);
+    p->buf_bytes = bytes;
+    p->affine_bytes = max_D * sizeof(double);
+    p->bwd_rows = bwd_rows;
+    ln_team_run(p->team, c->threads, alloc_buffers, r);
+    p->buf_threads = c->threads;
 }
 
 static int same_inputs(const ln_bench_case *a, const ln_bench_case *b)
@@ -122,10 +160,10 @@ static void fill_share(void *ctx, int i)
 {
     bench_run *r = ctx;
     const ln_bench_case *c = r->current;
-    thread_buffers *b = &r->buf[i];
+    thread_buffers *b = &r->p->buf[i];
     if (c->what != LN_BENCH_KERNEL) {
         float *x = b->x; /* read as fp16 by the 16-bit probes: 0 and 1.875, as finite */
-        for (size_t j = 0; j < r->buf_bytes / sizeof(float); j++) x[j] = 1.0f;
+        for (size_t j = 0; j < r->p->buf_bytes / sizeof(float); j++) x[j] = 1.0f;
         return;
     }
     size_t rows = ln_bench_share(c->rows, c->threads, i, NULL);
@@ -142,7 +180,7 @@ static void fill_share(void *ctx, int i)
     ln_affine_fill(c->dtype, c->D, c->seed, b->gamma, b->beta);
     if (is_backward(c)) {
         memcpy(b->dy, b->x, rows * row_bytes);
-        for (size_t j = 0; j < rows; j++) b->stats[j] = 0, b->stats[r->bwd_rows + j] = 1;
+        for (size_t j = 0; j < rows; j++) b->stats[j] = 0, b->stats[r->p->bwd_rows + j] = 1;
     }
 }
 
@@ -151,7 +189,7 @@ static void call_share(void *ctx, int i)
 {
     bench_run *r = ctx;
     const ln_bench_case *c = r->current;
-    thread_buffers *b = &r->buf[i];
+    thread_buffers *b = &r->p->buf[i];
     if (c->what == LN_BENCH_KERNEL) {
         if (b->args.rows) c->k->forward(&b->args);
     } else if (c->what == LN_BENCH_PROBE_COPY) {
@@ -185,9 +223,37 @@ static int too_slow(const bench_run *r, ln_bench_case *c)
 
 static void show_progress(bench_run *r, const ln_bench_case *c)
 {
-    if (!r->o->quiet || c == r->shown || !isatty(STDERR_FILENO)) return;
+    if (!r->o->quiet || r->o->silent || c == r->shown || !isatty(STDERR_FILENO)) return;
     fprintf(stderr, "\r\033[K[%zu/%zu] %s", c->index + 1, r->ncases, c->name);
     r->shown = c;
+}
+
+/* The buffers for c, filled with its inputs unless they hold them already, and each thread's
+ * arguments for its share of c (with c's tunables). */
+static void prepare(bench_run *r, const ln_bench_case *c)
+{
+    ln_bench_pool *p = r->p;
+    ensure_buffers(r, c);
+    r->current = c;
+    if (!p->have_filled || !same_inputs(&p->filled, c)) ln_team_run(p->team, c->threads, fill_share, r);
+    p->filled = *c, p->have_filled = 1;
+    for (int i = 0; i < c->threads; i++) {
+        thread_buffers *b = &p->buf[i];
+        b->args = (ln_args){.rows = ln_bench_share(c->rows, c->threads, i, NULL),
+                            .D = c->D,
+                            .x = b->x,
+                            .y = b->y,
+                            .gamma = b->gamma,
+                            .beta = b->beta,
+                            .eps = c->eps,
+                            .params = c->params};
+        if (is_backward(c)) {
+            b->args.dy = b->dy, b->args.dx = b->y, b->args.y = NULL;
+            b->args.dgamma = b->dgb, b->args.dbeta = (char *)b->dgb + p->affine_bytes;
+            b->args.mean = b->stats, b->args.rstd = b->stats + p->bwd_rows;
+        }
+        b->probe_elements = ln_bench_share(c->D, c->threads, i, NULL);
+    }
 }
 
 /* Each case's run: the benchmark function Google Benchmark calls (several times per case). */
@@ -208,38 +274,71 @@ static void run_case(ln_gb_state *st, void *ctx)
         ln_gb_skip_with_error(st, msg);
         return;
     }
-    ensure_buffers(r, c);
-    r->current = c;
-    if (!r->filled_for || !same_inputs(r->filled_for, c)) ln_team_run(r->team, c->threads, fill_share, r);
-    r->filled_for = c;
-    for (int i = 0; i < c->threads; i++) {
-        thread_buffers *b = &r->buf[i];
-        b->args = (ln_args){.rows = ln_bench_share(c->rows, c->threads, i, NULL),
-                            .D = c->D,
-                            .x = b->x,
-                            .y = b->y,
-                            .gamma = b->gamma,
-                            .beta = b->beta,
-                            .eps = c->eps};
-        if (is_backward(c)) {
-            b->args.dy = b->dy, b->args.dx = b->y, b->args.y = NULL;
-            b->args.dgamma = b->dgb, b->args.dbeta = (char *)b->dgb + r->affine_bytes;
-            b->args.mean = b->stats, b->args.rstd = b->stats + r->bwd_rows;
-        }
-        b->probe_elements = ln_bench_share(c->D, c->threads, i, NULL);
-    }
-    ln_team_start(r->team, c->threads, call_share, r, ln_gb_max_iterations(st));
+    prepare(r, c);
+    ln_team_start(r->p->team, c->threads, call_share, r, ln_gb_max_iterations(st));
     while (ln_gb_keep_running(st)) {
         call_share(r, 0);
-        ln_team_step(r->team);
+        ln_team_step(r->p->team);
     }
-    ln_team_finish(r->team);
+    ln_team_finish(r->p->team);
     /* x read + y written per call by all the threads together (backward: x and dy read, dx
      * written); gamma and beta (affine_bytes), dgamma, dbeta and the saved statistics are not
      * counted. Rates are over wall-clock time (use_real_time). */
     ln_gb_counter(st, "bytes_per_second", (is_backward(c) ? 3.0 : 2.0) * (double)c->xbytes,
                   LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
     ln_gb_counter(st, "rows_per_second", (double)c->rows, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
+}
+
+/* A 64-bit hash of n bytes (n a multiple of 8 for the outputs hashed here; a tail is folded in
+ * byte by byte), continuing from h. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* One call of c's kernel on thread share a (from the caller's thread), its outputs poisoned
+ * first so that an output the call leaves unwritten cannot pass for a match; with_stats: the
+ * per-row mean and rstd asked for too (forward ops), which may take another path. */
+static uint64_t hash_share(const ln_bench_case *c, ln_args a, int with_stats, uint64_t h)
+{
+    size_t esize = ln_fmt(c->dtype)->size, out_bytes = a.rows * c->D * esize;
+    void *out = is_backward(c) ? a.dx : a.y;
+    double *stats = NULL;
+    memset(out, 0xa5, out_bytes);
+    if (is_backward(c)) {
+        memset(a.dgamma, 0xa5, c->D * esize), memset(a.dbeta, 0xa5, c->D * esize);
+    } else if (with_stats) {
+        if (!(stats = malloc(2 * a.rows * sizeof *stats))) ln_die("out of memory");
+        memset(stats, 0xa5, 2 * a.rows * sizeof *stats);
+        a.mean = stats, a.rstd = stats + a.rows;
+    }
+    c->k->forward(&a);
+    h = hash_bytes(h, out, out_bytes);
+    if (is_backward(c)) h = hash_bytes(hash_bytes(h, a.dgamma, c->D * esize), a.dbeta, c->D * esize);
+    if (stats) h = hash_bytes(h, stats, 2 * a.rows * sizeof *stats);
+    free(stats);
+    return h;
+}
+
+uint64_t ln_bench_output_hash(ln_bench_pool *pool, const ln_bench_case *c)
+{
+    bench_run r = {.cases = (ln_bench_case *)c, .ncases = 1, .p = pool};
+    pool_threads(pool, c->threads);
+    prepare(&r, c);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int with_stats = 0; with_stats <= !is_backward(c); with_stats++)
+        for (int i = 0; i < c->threads; i++)
+            if (pool->buf[i].args.rows) h = hash_share(c, pool->buf[i].args, with_stats, h);
+    return h;
 }
 
 /* Real time always; with threads, the process's CPU time (all threads), which Google Benchmark
@@ -253,9 +352,10 @@ size_t ln_bench_run(ln_bench_case *cases, size_t ncases, const ln_bench_run_opti
 {
     int threads = 1;
     for (size_t i = 0; i < ncases; i++) threads = cases[i].threads > threads ? cases[i].threads : threads;
-    bench_run r = {.o = o, .cases = cases, .ncases = ncases, .team = ln_team_create(threads)};
+    bench_run r = {.o = o, .cases = cases, .ncases = ncases, .p = o->pool ? o->pool : ln_bench_pool_create()};
+    pool_threads(r.p, threads);
     case_ref *refs = malloc(ncases * sizeof *refs);
-    if (!(r.buf = calloc(threads, sizeof *r.buf)) || !refs) ln_die("out of memory");
+    if (!refs) ln_die("out of memory");
     ln_gb_set_display(!o->quiet);
     for (size_t i = 0; i < ncases; i++) {
         refs[i] = (case_ref){.run = &r, .c = &cases[i]};
@@ -263,11 +363,12 @@ size_t ln_bench_run(ln_bench_case *cases, size_t ncases, const ln_bench_run_opti
         ln_gb_use_real_time(b);
         if (cases[i].threads > 1) ln_gb_process_cpu_time(b); /* every thread's share, not thread 0's */
         ln_gb_min_max_statistics(b);
+        if (o->repetitions > 0) ln_gb_repetitions(b, o->repetitions);
+        if (o->min_time > 0) ln_gb_min_time(b, o->min_time);
     }
     size_t n = ln_gb_run(out);
-    if (o->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
-    free_buffers(&r);
-    ln_team_free(r.team);
-    free(r.buf), free(refs);
+    if (o->quiet && !o->silent && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
+    if (!o->pool) ln_bench_pool_free(r.p);
+    free(refs);
     return n;
 }

@@ -2,17 +2,7 @@
 
 #include <math.h>
 
-/* Inputs up to this are called cache-resident, from MEMORY_BYTES memory-resident (x alone;
- * y is as large again). Measured on the project's VMs: the copy probe holds its in-cache rate
- * to a few MiB, is halfway down at 16 MiB and at its memory rate from 64 MiB. */
-#define CACHE_BYTES (8u << 20)
-#define MEMORY_BYTES (64u << 20)
-
-/* By the size asked for (x is rounded down to whole rows, a little under it). */
-static const char *regime(size_t size)
-{
-    return size <= CACHE_BYTES ? "cache" : size >= MEMORY_BYTES ? "memory" : "mixed";
-}
+#include "tuning.h"
 
 /* Case i's rate over that of probe-copy at the same size and thread count (a 16-bit kernel's or
  * probe's: probe-copy-16), or NaN. */
@@ -30,7 +20,7 @@ static double bw_fraction(const ln_bench_results *r, size_t i)
 size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
 {
     fputs("kernel,dtype,D,rows,bytes,regime,dist,eps,threads,repetitions,ns_per_row,gbps,gbps_min,gbps_max,cv,"
-          "bw_fraction,affine_bytes,gbps_cpu,op\n",
+          "bw_fraction,affine_bytes,gbps_cpu,op,params\n",
           f);
     if (!r->quiet)
         printf("\n%-44s %-6s %8s %8s %8s %6s %8s\n", "benchmark", "regime", "GB/s", "min", "max", "cv%", "bw_frac");
@@ -41,16 +31,18 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         if (!r->ran[i]) continue;
         double fraction = bw_fraction(r, i);
         const ln_format *fmt = ln_fmt(c->dtype);
-        fprintf(f, "%s,%s,%zu,%zu,%zu,%s,", c->label, fmt->name, c->D, c->rows, c->xbytes, regime(c->size));
+        fprintf(f, "%s,%s,%zu,%zu,%zu,%s,", c->label, fmt->name, c->D, c->rows, c->xbytes, ln_bench_regime(c->size));
         if (c->what == LN_BENCH_KERNEL) fprintf(f, "%s,%g,", c->dist->spec, c->eps);
         else fputs(",,", f);
-        fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%s\n", c->threads, s->reps, 1e9 / s->rows_per_second,
-                s->gbps, s->gbps_min, s->gbps_max, s->cv, fraction,
+        char params[512];
+        fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%s,%s\n", c->threads, s->reps,
+                1e9 / s->rows_per_second, s->gbps, s->gbps_min, s->gbps_max, s->cv, fraction,
                 c->what == LN_BENCH_KERNEL ? 2 * c->D * fmt->size : 0, s->gbps_cpu,
-                c->what == LN_BENCH_KERNEL ? ln_op_name(c->k->op) : "");
+                c->what == LN_BENCH_KERNEL ? ln_op_name(c->k->op) : "",
+                ln_params_format(c->k, c->params, params, sizeof params));
         if (!r->quiet)
-            printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", c->name, regime(c->size), s->gbps, s->gbps_min,
-                   s->gbps_max, 100 * s->cv, fraction);
+            printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", c->name, ln_bench_regime(c->size), s->gbps,
+                   s->gbps_min, s->gbps_max, 100 * s->cv, fraction);
         rows_written++;
     }
     return rows_written;

@@ -140,6 +140,8 @@ void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv)
     ln_out_commit(&o);
 }
 
+const char *ln_meta_git_commit(void) { return LN_GIT_COMMIT; }
+
 void ln_meta_print_version(FILE *f)
 {
     char onednn[64];

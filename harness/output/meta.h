@@ -18,6 +18,9 @@ void ln_meta_fields(uint64_t seed, int argc, char **argv, ln_meta_field_fn fn, v
 /* Writes the same object to path (atomically), e.g. results/accuracy.csv.meta.json. */
 void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv);
 
+/* The commit this binary was built from (git describe), "unknown" outside a checkout. */
+const char *ln_meta_git_commit(void);
+
 /* Prints what `lnbench --version` says: the commit, the compiler and flags, and the library
  * versions the results depend on. */
 void ln_meta_print_version(FILE *f);

@@ -13,6 +13,7 @@
 #include "results.h"
 #include "stats.h"
 #include "table.h"
+#include "tuning_notes.h"
 #include "views.h"
 
 #define P_SIGNIFICANT 0.05
@@ -395,6 +396,7 @@ int ln_compare(const ln_compare_opts *o)
     const char *unit = o->cross_machine ? "fraction of limit" : "GB/s";
     printf("base: %s (commit %s, %s)\nnew:  %s (commit %s, %s)\n", A.where, *A.commit ? A.commit : "?", A.cpu, B.where,
            *B.commit ? B.commit : "?", B.cpu);
+    ln_compare_tuning_note(o->base, o->nbase, o->new_, o->nnew);
     printf("%s: median over repetitions; ratio = new / base (> 1: new is faster); p: two-sided Mann-Whitney U;\n"
            "verdict: beyond +-%.0f%% with p < %.2f\n",
            unit, 100 * o->threshold, P_SIGNIFICANT);

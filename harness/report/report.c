@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "outfile.h"
 #include "results.h"
+#include "tuning_notes.h"
 #include "views.h"
 
 /* ---- formatting: every number through one of these ---- */
@@ -985,6 +986,7 @@ int ln_report_write(const char *dir)
     if (R.have_acc[0] || R.have_acc[1] || R.have_acc[2]) verdict_section(&R, &d);
     for (size_t i = 0; i < nops; i++) op_section(&R, &d, ops[i]);
     if (R.have_bench) scaling_section(&R, &d);
+    ln_report_tuning_section(dir, &d);
     warnings(&R, &d, &T, ops, nops);
     free_timing_notes(&T);
     figures(&R, &d);

@@ -2,7 +2,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_run.h"
 #include "cli.h"
@@ -125,4 +127,46 @@ ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
     }
     *ncases = n;
     return cases;
+}
+
+size_t *ln_parse_counts(const char *list, const char *what, long long max, size_t *count)
+{
+    char **items = ln_split_list(list, what, count);
+    size_t *v = malloc(*count * sizeof *v);
+    if (!v) ln_die("out of memory");
+    for (size_t i = 0; i < *count; i++) v[i] = (size_t)ln_parse_int(items[i], what, 1, max);
+    free(items);
+    return v;
+}
+
+size_t *ln_parse_sizes(const char *list, size_t *count)
+{
+    char **items = ln_split_list(list, "--bytes", count);
+    size_t *v = malloc(*count * sizeof *v);
+    if (!v) ln_die("out of memory");
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 1e15;
+    for (size_t i = 0; i < *count; i++) {
+        v[i] = ln_parse_size(items[i], "--bytes");
+        if (v[i] < 64) ln_die_usage("--bytes: '%s' is below 64 bytes", items[i]);
+        if (2.0 * (double)v[i] > 0.75 * memory)
+            ln_die_usage("--bytes: '%s' for x (and as much for y) does not fit in this machine's memory", items[i]);
+    }
+    free(items);
+    return v;
+}
+
+/* Thread counts up to the online CPUs (and those this process may run on, if fewer): two
+ * threads sharing a CPU would time the scheduler. */
+size_t *ln_parse_threads(const char *list, size_t *count)
+{
+    size_t *v = ln_parse_counts(list, "--threads", 4096, count);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < cpus) cpus = CPU_COUNT(&allowed);
+    for (size_t i = 0; i < *count; i++)
+        if (cpus > 0 && v[i] > (size_t)cpus)
+            ln_die_usage("--threads: %zu threads on %ld CPU%s would share CPUs (at most %ld)", v[i], cpus,
+                         cpus > 1 ? "s" : "", cpus);
+    return v;
 }

@@ -17,6 +17,7 @@
 #include "meta.h"
 #include "outfile.h"
 #include "results.h"
+#include "tuning.h"
 #include "verbs.h"
 
 static const char bench_help[] =
@@ -40,6 +41,9 @@ static const char bench_help[] =
     "                   the same kernel's rate at the next smaller size (default 0: no limit)\n"
     "  --quiet          no Google Benchmark console report and no table (a progress line on\n"
     "                   a terminal); the files are the same\n"
+    "  --tuning FILE    run each kernel with the tunables FILE chose for its D, regime and thread\n"
+    "                   count (written by lnbench tune on this machine; docs/tune.md); cases it has\n"
+    "                   no entry for keep the defaults; bench.csv's params column says which ran\n"
     "  --out PATH       the CSV (default results/bench.csv); the JSON goes beside it as .json\n"
     "                   unless --benchmark_out=PATH says otherwise, the metadata to PATH.meta.json\n"
     "Every --benchmark_* flag goes to Google Benchmark 1.7.1, e.g. --benchmark_filter=REGEX,\n"
@@ -47,48 +51,6 @@ static const char bench_help[] =
     "--benchmark_enable_random_interleaving=true. Defaults here: 5 repetitions, min time 0.05 s,\n"
     "aggregates only on the console. The probes always run, whatever the filter; a filter that\n"
     "leaves no kernel benchmark exits 2.\n";
-
-static size_t *parse_counts(const char *list, const char *what, long long max, size_t *count)
-{
-    char **items = ln_split_list(list, what, count);
-    size_t *v = malloc(*count * sizeof *v);
-    if (!v) ln_die("out of memory");
-    for (size_t i = 0; i < *count; i++) v[i] = (size_t)ln_parse_int(items[i], what, 1, max);
-    free(items);
-    return v;
-}
-
-static size_t *parse_sizes(const char *list, size_t *count)
-{
-    char **items = ln_split_list(list, "--bytes", count);
-    size_t *v = malloc(*count * sizeof *v);
-    if (!v) ln_die("out of memory");
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 1e15;
-    for (size_t i = 0; i < *count; i++) {
-        v[i] = ln_parse_size(items[i], "--bytes");
-        if (v[i] < 64) ln_die_usage("--bytes: '%s' is below 64 bytes", items[i]);
-        if (2.0 * (double)v[i] > 0.75 * memory)
-            ln_die_usage("--bytes: '%s' for x (and as much for y) does not fit in this machine's memory", items[i]);
-    }
-    free(items);
-    return v;
-}
-
-/* Thread counts up to the online CPUs (and those this process may run on, if fewer): two
- * threads sharing a CPU would time the scheduler. */
-static size_t *parse_threads(const char *list, size_t *count)
-{
-    size_t *v = parse_counts(list, "--threads", 4096, count);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < cpus) cpus = CPU_COUNT(&allowed);
-    for (size_t i = 0; i < *count; i++)
-        if (cpus > 0 && v[i] > (size_t)cpus)
-            ln_die_usage("--threads: %zu threads on %ld CPU%s would share CPUs (at most %ld)", v[i], cpus,
-                         cpus > 1 ? "s" : "", cpus);
-    return v;
-}
 
 /* Google Benchmark's part of the command line. */
 typedef struct {
@@ -162,10 +124,55 @@ static size_t kernel_cases_selected(const ln_bench_case *cases, size_t ncases)
     return n;
 }
 
+/* Sets the params of each kernel case that the tuning file at path has an entry for (a malloc'ed
+ * block that *owned points to); returns the note for the metadata ("" when nothing applied).
+ * A file that cannot be read, or that gives a kernel a tunable or value it lacks, exits 2. */
+static const char *apply_tuning(const char *path, ln_bench_case *cases, size_t ncases, int **owned, int quiet)
+{
+    static char note[600];
+    ln_tuning t;
+    char err[600];
+    const char *why;
+    note[0] = 0;
+    if (ln_tuning_read(path, &t, err, sizeof err) != 0) ln_die_usage("--tuning: %s", err);
+    if (!ln_tuning_for_this_machine(&t, &why)) {
+        fprintf(stderr, "lnbench bench: --tuning %s was made on another machine (its %s differs): not applied\n", path,
+                why);
+        ln_tuning_free(&t);
+        return note;
+    }
+    size_t nk = 0, applied = 0, used = 0, kernel_cases = 0;
+    for (size_t i = 0; i < ncases; i++) {
+        kernel_cases += cases[i].what == LN_BENCH_KERNEL;
+        nk += cases[i].what == LN_BENCH_KERNEL ? cases[i].k->n_tunables : 0;
+    }
+    if (!(*owned = malloc((nk ? nk : 1) * sizeof **owned))) ln_die("out of memory");
+    for (size_t i = 0; i < ncases; i++) {
+        ln_bench_case *c = &cases[i];
+        if (c->what != LN_BENCH_KERNEL) continue;
+        const ln_tuning_entry *e = ln_tuning_find(&t, c->k->name, c->k->op, ln_bench_regime(c->size), c->threads, c->D);
+        if (!e || !c->k->n_tunables) continue;
+        if (ln_tuning_params(e, c->k, *owned + used, err, sizeof err) != 0) {
+            free(*owned), ln_tuning_free(&t);
+            ln_die_usage("--tuning %s: %s", path, err);
+        }
+        c->params = *owned + used;
+        used += c->k->n_tunables;
+        applied++;
+    }
+    snprintf(note, sizeof note, "%s (tuned %s, commit %s; %zu of %zu kernel cases)", path, t.date, t.git_commit,
+             applied, kernel_cases);
+    if (!quiet || isatty(STDOUT_FILENO))
+        printf("bench: tuning %s: tuned parameters for %zu of %zu kernel cases, the rest at their defaults\n", path,
+               applied, kernel_cases);
+    ln_tuning_free(&t);
+    return note;
+}
+
 /* The CSV, the metadata sidecar, the warnings and the closing line, from the collected runs. */
 static void write_results(const ln_bench_case *cases, size_t ncases, const ln_gb_result *res, size_t nres,
                           ln_outfile *csv, const char *out, const char *json_path, const ln_bench_run_options *ro,
-                          uint64_t seed, int argc, char **argv)
+                          uint64_t seed, int argc, char **argv, const char *tuning)
 {
     ln_bench_stats *st = calloc(ncases, sizeof *st);
     int *ran = calloc(ncases, sizeof *ran);
@@ -181,7 +188,11 @@ static void write_results(const ln_bench_case *cases, size_t ncases, const ln_gb
     size_t rows_written = ln_bench_write_rows(csv->f, &r);
     ln_out_commit(csv);
     sprintf(meta_path, "%s.meta.json", out);
-    ln_meta_write_file(meta_path, seed, argc, argv);
+    ln_outfile meta;
+    ln_out_open(&meta, meta_path);
+    ln_meta_write_json_extra(meta.f, seed, argc, argv, *tuning ? "tuning" : NULL, tuning);
+    fputc('\n', meta.f);
+    ln_out_commit(&meta);
     ln_bench_warn(&r, rows_written);
     printf("\nwrote %s (%zu rows), %s, %s\n", out, rows_written, json_path, meta_path);
     free(meta_path), free(st), free(ran);
@@ -199,21 +210,16 @@ int cmd_bench(int argc, char **argv)
     gb_flags gbf = {0};
     split_gbench_flags(&argc, argv, &gbf);
 
-    static const struct option opts[] = {{"kernels", required_argument, 0, 'k'},
-                                         {"D", required_argument, 0, 'D'},
-                                         {"bytes", required_argument, 0, 'b'},
-                                         {"rows", required_argument, 0, 'r'},
-                                         {"dist", required_argument, 0, 'd'},
-                                         {"eps", required_argument, 0, 'e'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"threads", required_argument, 0, 't'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"max-call-seconds", required_argument, 0, 'm'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"kernels", required_argument, 0, 'k'}, {"D", required_argument, 0, 'D'},
+        {"bytes", required_argument, 0, 'b'},   {"rows", required_argument, 0, 'r'},
+        {"dist", required_argument, 0, 'd'},    {"eps", required_argument, 0, 'e'},
+        {"seed", required_argument, 0, 's'},    {"threads", required_argument, 0, 't'},
+        {"out", required_argument, 0, 'o'},     {"max-call-seconds", required_argument, 0, 'm'},
+        {"quiet", no_argument, 0, 'q'},         {"tuning", required_argument, 0, 'T'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *kernels = "*", *Ds = "768,1024,4096,8192,16384", *bytes_list = NULL, *rows_list = NULL,
-               *dists = "normal", *epss = "1e-5", *threads_list = "1", *out = "results/bench.csv";
+               *dists = "normal", *epss = "1e-5", *threads_list = "1", *out = "results/bench.csv", *tuning_path = NULL;
     ln_bench_run_options ro = {0};
     uint64_t seed = 1;
     int c;
@@ -234,6 +240,7 @@ int cmd_bench(int argc, char **argv)
                 ln_die_usage("--max-call-seconds: '%s' is negative", optarg);
             break;
         case 'q': ro.quiet = 1; break;
+        case 'T': tuning_path = optarg; break;
         case 'h': return fputs(bench_help, stdout), 0;
         default: ln_die_usage("bench: see 'lnbench bench --help'");
         }
@@ -243,12 +250,12 @@ int cmd_bench(int argc, char **argv)
     if (!bytes_list && !rows_list) bytes_list = "1M,256M";
 
     ln_bench_grid g = {.sizes_are_bytes = bytes_list != NULL, .seed = seed};
-    g.threads = parse_threads(threads_list, &g.nthreads);
+    g.threads = ln_parse_threads(threads_list, &g.nthreads);
     g.nkernels = ln_select_kernels(kernels, &g.kernels, 0);
     if (g.nkernels == 0) ln_die_usage("bench: none of the kernels selected can run on this CPU");
-    size_t *Dv = parse_counts(Ds, "--D", 1 << 24, &g.nD);
+    size_t *Dv = ln_parse_counts(Ds, "--D", 1 << 24, &g.nD);
     size_t *sizes =
-        bytes_list ? parse_sizes(bytes_list, &g.nsizes) : parse_counts(rows_list, "--rows", 1LL << 32, &g.nsizes);
+        bytes_list ? ln_parse_sizes(bytes_list, &g.nsizes) : ln_parse_counts(rows_list, "--rows", 1LL << 32, &g.nsizes);
     char **dist_specs = ln_split_list(dists, "--dist", &g.ndists);
     ln_dist *dv = malloc(g.ndists * sizeof *dv);
     char **eps_items = ln_split_list(epss, "--eps", &g.neps);
@@ -260,6 +267,8 @@ int cmd_bench(int argc, char **argv)
     g.D = Dv, g.sizes = sizes, g.dists = dv, g.eps = ev;
     size_t ncases;
     ln_bench_case *cases = ln_bench_plan(&g, &ncases);
+    int *tuned_params = NULL;
+    const char *tuning = tuning_path ? apply_tuning(tuning_path, cases, ncases, &tuned_params, ro.quiet) : "";
 
     /* The output files first (an unwritable path stops the run before any work); Google
      * Benchmark writes its JSON into the temporary file, and the rename makes it whole. */
@@ -281,7 +290,7 @@ int cmd_bench(int argc, char **argv)
     for (size_t i = 0; i < ncases; i++) nkernel_cases += cases[i].what == LN_BENCH_KERNEL;
     if (gbf.argc > 1 || kernel_cases_selected(cases, ncases) == 0) {
         if (!gbf.listing) ln_out_abort(&csv), ln_out_abort(&json);
-        free(cases); /* so the leak checker keeps exit status 2 */
+        free(cases), free(tuned_params); /* so the leak checker keeps exit status 2 */
         if (gbf.argc > 1) {
             ln_gb_unrecognized(gbf.argc, gbf.argv);
             ln_die_usage("bench: unknown --benchmark_* flag or bad value: '%s' (Google Benchmark 1.7.1 flags; "
@@ -296,16 +305,17 @@ int cmd_bench(int argc, char **argv)
 
     ln_meta_fields(seed, orig_argc, orig_argv, add_context_field, NULL);
     ln_gb_add_context("lnbench_bytes_counted", "x read + y written per call; gamma and beta excluded");
+    if (*tuning) ln_gb_add_context("lnbench_tuning", tuning);
     ln_gb_result *res;
     size_t nres = ln_bench_run(cases, ncases, &ro, &res);
     if (!gbf.listing) {
         if (nres == 0)
             ln_die("bench: no benchmark ran (does --benchmark_filter match any? see --benchmark_list_tests=true)");
         ln_out_commit(&json);
-        write_results(cases, ncases, res, nres, &csv, out, json_path, &ro, seed, orig_argc, orig_argv);
+        write_results(cases, ncases, res, nres, &csv, out, json_path, &ro, seed, orig_argc, orig_argv, tuning);
     }
 
-    free(res), free(cases), free(json_default), free(gbf.out_flag);
+    free(res), free(cases), free(tuned_params), free(json_default), free(gbf.out_flag);
     for (size_t i = 0; i < g.ndists; i++) ln_dist_free(&dv[i]);
     free(dv), free(ev), free(eps_items), free(dist_specs), free(Dv), free(sizes), free(g.kernels),
         free((void *)g.threads);

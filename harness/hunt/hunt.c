@@ -342,6 +342,10 @@ static void report_progress(hunt *h, unsigned start, int force)
             h->best[OBJ_RATIO].ratio, h->best[OBJ_RATIO].max_norm, h->best[OBJ_ULP].max_ulp);
 }
 
+/* end - now, 0 once now has passed end: a budget's remainder never wraps around (a start's
+ * offset rows alone may spend more than a small --evals share). */
+static uint64_t evals_left(uint64_t now, uint64_t end) { return end > now ? end - now : 0; }
+
 static int out_of_budget(const hunt *h, uint64_t evals_end, double deadline)
 {
     if (h->c->evals && h->evals >= evals_end) return 1;
@@ -610,12 +614,12 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
             }
             /* half of the budget of each objective; the rest to the other */
             double obj_deadline = o == OBJ_RATIO ? deadline - (deadline - now_seconds()) / 2 : deadline;
-            uint64_t obj_evals_end = o == OBJ_RATIO ? h.evals + (evals_end - h.evals) / 2 : evals_end;
+            uint64_t obj_evals_end = o == OBJ_RATIO ? h.evals + evals_left(h.evals, evals_end) / 2 : evals_end;
             uint64_t obj_start_evals = h.evals;
             double obj_start_t = now_seconds();
             while (!out_of_budget(&h, obj_evals_end, obj_deadline) && !(c->evals == 0 && c->seconds <= 0)) {
                 /* the last third of the ratio's budget: coordinate sweeps polish the row */
-                int polish = c->evals ? h.evals >= obj_evals_end - (obj_evals_end - obj_start_evals) / 3
+                int polish = c->evals ? h.evals >= obj_evals_end - evals_left(obj_start_evals, obj_evals_end) / 3
                                       : now_seconds() >= obj_deadline - (obj_deadline - obj_start_t) / 3;
                 if (o == OBJ_RATIO && polish) {
                     static const size_t lanes[] = {1, 8, 16, 32, 64};

@@ -56,6 +56,9 @@ void ln_plugin_load(const char *path)
         if ((unsigned)k->dtype >= LN_NDTYPES)
             ln_die_usage("--plugin: '%s': kernel '%s' has dtype %d, not one of ln_dtype's", path, k->name,
                          (int)k->dtype);
+        if ((unsigned)k->op >= LN_NOPS)
+            ln_die_usage("--plugin: '%s': kernel '%s' has op %d, not one of ln_op's (0 layernorm .. %d)", path, k->name,
+                         (int)k->op, LN_NOPS - 1);
         const char *taken = owner(k->name);
         if (taken) ln_die_usage("--plugin: '%s': kernel name '%s' is already taken by %s", path, k->name, taken);
         /* A copy whose `how` is never NULL, so every verb can print it. */

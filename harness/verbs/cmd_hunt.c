@@ -56,7 +56,9 @@ static const char *shortest(double v, char *buf, size_t len)
 /* The file stem of a kernel's rows: DIR/<kernel>-D<D>-eps<eps>[-shardKofN]. */
 static void stem(char *buf, size_t len, const char *dir, const ln_kernel *k, size_t D, double eps, ln_shard sh)
 {
-    int n = snprintf(buf, len, "%s/%s-D%zu-eps%g", dir, k->name, D, eps);
+    char safe[256];
+    ln_out_safe_name(safe, sizeof safe, k->name); /* a plugin's name cannot leave DIR */
+    int n = snprintf(buf, len, "%s/%s-D%zu-eps%g", dir, safe, D, eps);
     if (sh.count > 1 && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, "-shard%uof%u", sh.index + 1, sh.count);
 }

@@ -147,7 +147,8 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
 PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
-test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD)
+PLUGIN_HOSTILE := $(patsubst %,$(BUILD)/tests/plugin-hostile-%.so,gamma scratch stats nan exit crash op name)
+test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(PLUGIN_HOSTILE)
 	@LNBENCH=$(BUILD)/lnbench LNBENCH_PLUGIN_DIR=$(BUILD) tests/run.sh $(TEST_BIN)
 
 # `make plugin-example`: examples/plugin/ built as a shared library that `lnbench --plugin` loads
@@ -161,6 +162,9 @@ $(BUILD)/plugin-example.so: examples/plugin/f32-example-twopass.c kernels/kernel
 $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
+$(BUILD)/tests/plugin-hostile-%.so: tests/fixtures/plugin_hostile.c kernels/kernel.h kernels/bounds.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) -DHOSTILE_$(shell echo $* | tr a-z A-Z) $< -o $@ -lm
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
 # cache- and memory-resident inputs, probes beside), the same for the other ops, smaller

@@ -181,17 +181,17 @@ int cmd_hunt(int argc, char **argv)
         stem(st, sizeof st, out_dir, ks[i], cfg.D, cfg.eps, cfg.shard);
         write_vector(st, "gamma", ks[i], cfg.D, r.gamma);
         write_vector(st, "beta", ks[i], cfg.D, r.beta);
-        write_find(st, "ratio", ks[i], cfg.D, cfg.eps, &r, &r.worst_ratio, repro, sizeof repro);
-        write_find(st, "ulp", ks[i], cfg.D, cfg.eps, &r, &r.worst_ulp, repro_ulp, sizeof repro_ulp);
+        /* a find keeps the eps of the built-in row its search started from (the run's, or 0) */
+        write_find(st, "ratio", ks[i], cfg.D, r.worst_ratio.eps, &r, &r.worst_ratio, repro, sizeof repro);
+        write_find(st, "ulp", ks[i], cfg.D, r.worst_ulp.eps, &r, &r.worst_ulp, repro_ulp, sizeof repro_ulp);
         const ln_hunt_find *w = &r.worst_ratio, *u = &r.worst_ulp;
         const char *verdict = !strcmp(u->verdict, "fail") ? "fail" : w->verdict;
         failed |= !strcmp(verdict, "fail");
         double gain = w->ratio / r.builtin_ratio.ratio;
-        printf(
-            "%s D=%zu eps=%g: worst ratio %.4g (max_norm %.4g u, bound %.4g u, kappa %.3g), %.3gx the built-in worst "
-            "%.4g (%s); verdict %s\n",
-            ks[i]->name, cfg.D, cfg.eps, w->ratio, w->max_norm, w->bound, w->kappa, gain, r.builtin_ratio.ratio,
-            r.builtin_ratio_dist, verdict);
+        printf("%s D=%zu eps=%g: worst ratio %.4g%s (max_norm %.4g u, bound %.4g u, kappa %.3g), %.3gx the built-in "
+               "worst %.4g (%s); verdict %s\n",
+               ks[i]->name, cfg.D, cfg.eps, w->ratio, w->eps != cfg.eps ? " at eps 0" : "", w->max_norm, w->bound,
+               w->kappa, gain, r.builtin_ratio.ratio, r.builtin_ratio_dist, verdict);
         printf("  worst max_ulp %.10g%s (built-in worst %.10g, %s)%s\n", u->max_ulp,
                u->nonfinite ? " and non-finite outputs" : "", r.builtin_ulp.max_ulp, r.builtin_ulp_dist,
                u->max_ulp > 0.5 && r.builtin_ulp.max_ulp < 1 ? ": not correctly rounded" : "");

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "accuracy.h"
+#include "cli.h"
+#include "hunt.h"
 #include "npy.h"
 #include "plugin.h"
 #include "reference.h"
@@ -180,6 +182,13 @@ static void test_plugin_op_and_name(void **state)
     assert_non_null(strstr(text, "\n\"f32-evil/../../escaped,name\",f32,"));
     status = run("summary --accuracy %s", test_path("named.csv"));
     if (status != 0 || !strstr(run_output, "f32-evil/../../escaped,name")) fail_msg("summary: %s", run_output);
+    /* hunt's rows and hunt.csv likewise */
+    status = run("hunt --plugin %s --kernel 'f32-evil*' --D 16 --evals 20 --quiet --out %s/hunt --csv %s/hunt.csv",
+                 hostile("name"), test_dir, test_dir);
+    if (status != 0) fail_msg("hunt: exit %d: %s", status, run_output);
+    snprintf(path, sizeof path, "%s/hunt/f32-evil_.._.._escaped_name-D16-eps1e-05-ratio.npy", test_dir);
+    if (stat(path, &st) != 0) fail_msg("no %s", path);
+    assert_non_null(strstr(slurp(test_path("hunt.csv")), "\n\"f32-evil/../../escaped,name\",f32,16,"));
 }
 
 /* An in-process kernel that spoils row 2 by 1e6 u: with a NaN in row 5 of the file, row 5 is set
@@ -275,6 +284,36 @@ static void test_hunt_small_budget_ends(void **state)
         if (status != 0) fail_msg("--evals %d: exit %d: %s", evals, status, run_output);
     }
     alarm(0);
+}
+
+/* hunt's baseline is every built-in distribution (each kind but file:), at the run's eps and at
+ * eps 0: on f32-twopass-scalar at D = 64 a const row is worse than the distributions it used to
+ * score, and worse than anything a short search then finds from them. */
+static void test_hunt_baseline_is_whole(void **state)
+{
+    (void)state;
+    size_t n;
+    char **items = ln_split_list(ln_hunt_start_dists, "dists", &n);
+    int seen[LN_DIST_FILE] = {0};
+    for (size_t i = 0; i < n; i++) {
+        ln_dist d;
+        ln_dist_parse(items[i], &d);
+        if (d.kind < LN_DIST_FILE) seen[d.kind] = 1;
+        ln_dist_free(&d);
+    }
+    free(items);
+    for (int k = 0; k < LN_DIST_FILE; k++)
+        if (!seen[k]) fail_msg("distribution kind %d is not in hunt's baseline", k);
+    const char *csv = test_path("hunt-baseline.csv");
+    int status = run("hunt --kernel f32-twopass-scalar --D 64 --evals 400 --quiet --out %s --csv %s",
+                     test_path("hunt-baseline"), csv);
+    if (status != 0) fail_msg("exit %d: %s", status, run_output);
+    char *cols[64];
+    assert_non_null(csv_row(csv, "f32-twopass-scalar", cols));
+    double builtin = strtod(cols[csv_col(csv, "builtin_ratio")], NULL),
+           found = strtod(cols[csv_col(csv, "ratio")], NULL);
+    print_message("baseline %g (%s), found %g\n", builtin, cols[csv_col(csv, "builtin_ratio_dist")], found);
+    assert_true(builtin > 0.1 && found >= builtin);
 }
 
 /* Peak resident memory (KiB) of `lnbench accuracy` on one case. */
@@ -453,12 +492,13 @@ int main(void)
     lnbench = getenv("LNBENCH");
     plugin_dir = getenv("LNBENCH_PLUGIN_DIR");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_input_writers_fail),       cmocka_unit_test(test_statistics_and_nan_judged),
-        cmocka_unit_test(test_exit_and_crash_keep_rows), cmocka_unit_test(test_plugin_op_and_name),
-        cmocka_unit_test(test_one_nan_row_set_aside),    cmocka_unit_test(test_backward_reference_nonfinite_gamma),
-        cmocka_unit_test(test_hunt_small_budget_ends),   cmocka_unit_test(test_memory_estimate_is_the_peak),
-        cmocka_unit_test(test_out_links_and_devices),    cmocka_unit_test(test_signals_remove_temp_files),
-        cmocka_unit_test(test_strict_readers),           cmocka_unit_test(test_fallbacks_complete),
+        cmocka_unit_test(test_input_writers_fail),          cmocka_unit_test(test_statistics_and_nan_judged),
+        cmocka_unit_test(test_exit_and_crash_keep_rows),    cmocka_unit_test(test_plugin_op_and_name),
+        cmocka_unit_test(test_one_nan_row_set_aside),       cmocka_unit_test(test_backward_reference_nonfinite_gamma),
+        cmocka_unit_test(test_hunt_small_budget_ends),      cmocka_unit_test(test_hunt_baseline_is_whole),
+        cmocka_unit_test(test_memory_estimate_is_the_peak), cmocka_unit_test(test_out_links_and_devices),
+        cmocka_unit_test(test_signals_remove_temp_files),   cmocka_unit_test(test_strict_readers),
+        cmocka_unit_test(test_fallbacks_complete),
     };
     if (!lnbench || !plugin_dir) {
         fprintf(stderr, "test_judge: set LNBENCH and LNBENCH_PLUGIN_DIR (make test does)\n");

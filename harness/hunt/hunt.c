@@ -580,8 +580,8 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
             ln_dist d;
             ln_dist_parse(dists[di], &d);
             ln_dist_fill(&d, h.t, START_ROWS, D, c->seed, rows);
-            char label[sizeof ((entry *)0)->dist];
-            snprintf(label, sizeof label, e ? "%s, eps 0" : "%s", d.spec);
+            char label[sizeof((entry *)0)->dist];
+            snprintf(label, sizeof label, e ? "%s at eps 0" : "%s", d.spec);
             for (size_t row = 0; row < START_ROWS; row++) {
                 const char *x = (const char *)rows + row * bytes;
                 score s;
@@ -622,7 +622,7 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
             if (from->o < 0) continue; /* no built-in row inside the domain */
             memcpy(w.x, from->x, bytes);
             w.obj = o, w.s = from->s, w.o = from->o, w.chain = -1;
-            h.eps = from->eps; /* the search stays at the eps its start row was found at */
+            h.eps = from->eps;                  /* the search stays at the eps its start row was found at */
             if (o == OBJ_RATIO && s % 2 == 1) { /* every other start at a large mean offset, if in the domain */
                 offset_start(&h, &w, cand, offset, s % 4 == 1 ? 10 : 5);
             }

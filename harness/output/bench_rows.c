@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "outfile.h"
+
 /* Inputs up to this are called cache-resident, from MEMORY_BYTES memory-resident (x alone;
  * y is as large again). Measured on the project's VMs: the copy probe holds its in-cache rate
  * to a few MiB, is halfway down at 16 MiB and at its memory rate from 64 MiB. */
@@ -41,7 +43,8 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         if (!r->ran[i]) continue;
         double fraction = bw_fraction(r, i);
         const ln_format *fmt = ln_fmt(c->dtype);
-        fprintf(f, "%s,%s,%zu,%zu,%zu,%s,", c->label, fmt->name, c->D, c->rows, c->xbytes, regime(c->size));
+        ln_out_csv_field(f, c->label); /* a plugin's kernel name may hold a comma */
+        fprintf(f, ",%s,%zu,%zu,%zu,%s,", fmt->name, c->D, c->rows, c->xbytes, regime(c->size));
         if (c->what == LN_BENCH_KERNEL) fprintf(f, "%s,%g,", c->dist->spec, c->eps);
         else fputs(",,", f);
         fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%s\n", c->threads, s->reps, 1e9 / s->rows_per_second,

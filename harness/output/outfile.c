@@ -173,6 +173,20 @@ void ln_out_abort(ln_outfile *o)
     release(o);
 }
 
+void ln_out_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 void ln_out_safe_name(char *out, size_t len, const char *name)
 {
     size_t i = 0;

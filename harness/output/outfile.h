@@ -27,5 +27,8 @@ void ln_out_remove_on_signal(int sig);
  * [A-Za-z0-9.+-] becomes '_', and a leading '.' too, so that it can neither leave its folder
  * nor hide. */
 void ln_out_safe_name(char *out, size_t len, const char *name);
+/* s as one CSV field: quoted (quotes doubled) only when it holds a comma, a quote or a line
+ * break, as a file: path or a plugin's kernel name may. */
+void ln_out_csv_field(FILE *f, const char *s);
 
 #endif

@@ -133,22 +133,6 @@ static void dump_inputs(const char *folder, const ln_prepared *p)
     dump_array(folder, "y_exact", LN_F64, 2, c->rows, c->D, p->y_hi);
 }
 
-/* A CSV field, quoted (quotes doubled) only when it holds a comma, a quote or a line break:
- * possible in a file: path or a plugin's kernel name. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 typedef struct {
     size_t done, total;
     int show, tty;
@@ -447,9 +431,9 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
 static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v,
                           const ln_prepared *p, double ref_seconds)
 {
-    csv_field(f, k->name); /* a plugin's kernel name may hold anything */
+    ln_out_csv_field(f, k->name); /* a plugin's kernel name may hold anything */
     fprintf(f, ",%s,", ln_fmt(cs->dtype)->name);
-    csv_field(f, cs->dist.spec);
+    ln_out_csv_field(f, cs->dist.spec);
     double kappa_max = ln_kappa_max(p), dgamma_kappa = p->dgamma_kappa, dbeta_kappa = p->dbeta_kappa;
     /* ref_seconds last: the one column that differs between two runs of the same cases */
     fprintf(
@@ -462,7 +446,7 @@ static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const 
     if (cs->saved_kernel) {
         char saved[512];
         snprintf(saved, sizeof saved, "kernel:%s", cs->saved_kernel->name);
-        csv_field(f, saved);
+        ln_out_csv_field(f, saved);
     } else if (ln_op_is_backward(cs->op)) fputs(cs->saved_f32 ? "f32" : "f64", f);
     fprintf(f, ",%.17g,%.17g,%zu,%zu,%s,%.17g\n", er->dx_saved_max_ulp, er->dx_saved_max_norm, v->rows_judged,
             v->rows_set_aside, v->failed_on, ref_seconds);
@@ -527,6 +511,10 @@ static void run_case(const run_options *o, const ln_case *cs, run_state *st)
         progress_show(&st->pr, kern->name, cs->dist.spec, cs->D, cs->eps);
         ln_errors er;
         ln_verdict v;
+        /* a plugin's kernel runs in a process of its own: one that crashes or exits keeps the
+         * rows before it (a built-in kernel, tested code, runs in-process: a fork costs about a
+         * third of a reference per kernel, docs/metrics.md) */
+        ln_isolate_kernels = ln_kernel_find(kern->name) != kern;
         ln_measure_kernel(kern, &p, &er, y);
         ln_judge(kern, &p, y, &v);
         if (o->dump_dir) {
@@ -633,9 +621,7 @@ int cmd_accuracy(int argc, char **argv)
                     .failures = tmpfile()};
     if (!st.failures) ln_die("cannot create a temporary file for --check");
     if (!o.quiet) print_table_header();
-    /* each kernel in a process of its own: one that crashes or exits keeps the rows before it */
     live = (live_run){.o = &o, .st = &st, .out = &out, .meta = &meta, .argc = argc, .argv = argv};
-    ln_isolate_kernels = 1;
     ln_kernel_died = kernel_died;
     run_all(&o, &st);
     ln_isolate_kernels = 0, ln_kernel_died = NULL;

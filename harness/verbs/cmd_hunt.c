@@ -200,11 +200,12 @@ int cmd_hunt(int argc, char **argv)
                (unsigned long long)r.evals, r.seconds, w->found_after, u->found_after, st, repro, repro_ulp);
         printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);
         fflush(stdout);
+        ln_out_csv_field(out.f, ks[i]->name); /* a plugin's name may hold a comma */
         fprintf(out.f,
-                "%s,%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%"
+                ",%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%"
                 "u/%u,",
-                ks[i]->name, ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm,
-                w->bound, w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
+                ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm, w->bound,
+                w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
                 r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds, (unsigned long long)r.evals,
                 w->found_after, u->found_after, cfg.shard.index + 1, cfg.shard.count);
         csv_quoted(out.f, repro);

@@ -145,14 +145,16 @@ static void test_statistics_and_nan_judged(void **state)
 static void test_exit_and_crash_keep_rows(void **state)
 {
     (void)state;
-    const char *whats[] = {"exit", "crash"}, *says[] = {"ended the process", "crashed"};
+    /* (a sanitizer turns a crash into an exit of its own) */
+    const char *whats[] = {"exit", "crash"}, *says[] = {"ended the process", "crashed"}, *or_says[] = {"", "ended"};
     for (int i = 0; i < 2; i++) {
         char csv[64];
         snprintf(csv, sizeof csv, "dies-%s.csv", whats[i]);
         int status = run("accuracy --plugin %s --kernels f32-twopass-scalar,f32-hostile-scalar --dist normal --D 64 "
                          "--rows 4 --quiet --out %s",
                          hostile(whats[i]), test_path(csv));
-        if (status != 3 || !strstr(run_output, says[i])) fail_msg("%s: exit %d: %s", whats[i], status, run_output);
+        if (status != 3 || !(strstr(run_output, says[i]) || (*or_says[i] && strstr(run_output, or_says[i]))))
+            fail_msg("%s: exit %d: %s", whats[i], status, run_output);
         char *cols[64];
         assert_non_null(csv_row(test_path(csv), "f32-twopass-scalar", cols));
         assert_null(csv_row(test_path(csv), "f32-hostile-scalar", cols));
@@ -336,6 +338,18 @@ static long peak_kib(const char *op, const char *kernel, size_t D)
     return ru.ru_maxrss;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+static const int asan = 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+static const int asan = 1;
+#else
+static const int asan = 0;
+#endif
+#else
+static const int asan = 0;
+#endif
+
 /* The memory estimate is the measured peak: one long row's growth in resident memory stays below
  * ln_case_bytes' (and above half of it: an estimate that refuses what fits is no better); a case
  * beyond the machine is refused with exit 2 before any work. */
@@ -354,6 +368,9 @@ static void test_memory_estimate_is_the_peak(void **state)
                                          peak_kib(cases[i].op, cases[i].kernel, small));
         double est = ln_case_bytes(cases[i].o, cases[i].t, 1, large) - ln_case_bytes(cases[i].o, cases[i].t, 1, small);
         print_message("%s D %zu: peak grew %.0f bytes, estimate %.0f\n", cases[i].op, large, grown, est);
+        /* AddressSanitizer's redzones and its quarantine of freed blocks (256 MiB) make the peak
+         * another figure: the constants are the plain build's, checked there */
+        if (asan) continue;
         if (!(grown <= est && grown >= est / 2))
             fail_msg("%s: peak %.0f bytes, estimate %.0f", cases[i].op, grown, est);
     }

@@ -152,7 +152,9 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
 PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
-test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(BUILD)/tests/plugin-tune.so
+PLUGIN_HOSTILE := $(patsubst %,$(BUILD)/tests/plugin-hostile-%.so,gamma scratch stats nan exit crash op name)
+test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(PLUGIN_HOSTILE) \
+      $(BUILD)/tests/plugin-tune.so
 	@LNBENCH=$(BUILD)/lnbench LNBENCH_PLUGIN_DIR=$(BUILD) tests/run.sh $(TEST_BIN)
 
 # `make plugin-example`: examples/plugin/ built as a shared library that `lnbench --plugin` loads
@@ -170,6 +172,9 @@ $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 $(BUILD)/tests/plugin-tune.so: tests/fixtures/plugin_tune.c kernels/kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
+$(BUILD)/tests/plugin-hostile-%.so: tests/fixtures/plugin_hostile.c kernels/kernel.h kernels/bounds.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) -DHOSTILE_$(shell echo $* | tr a-z A-Z) $< -o $@ -lm
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
 # cache- and memory-resident inputs, probes beside), the same for the other ops, smaller

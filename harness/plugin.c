@@ -57,6 +57,9 @@ void ln_plugin_load(const char *path)
         if ((unsigned)k->dtype >= LN_NDTYPES)
             ln_die_usage("--plugin: '%s': kernel '%s' has dtype %d, not one of ln_dtype's", path, k->name,
                          (int)k->dtype);
+        if ((unsigned)k->op >= LN_NOPS)
+            ln_die_usage("--plugin: '%s': kernel '%s' has op %d, not one of ln_op's (0 layernorm .. %d)", path, k->name,
+                         (int)k->op, LN_NOPS - 1);
         const char *bad_tunables = ln_tunables_check(k);
         if (bad_tunables) ln_die_usage("--plugin: '%s': kernel '%s': %s", path, k->name, bad_tunables);
         const char *taken = owner(k->name);

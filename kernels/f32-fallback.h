@@ -7,6 +7,7 @@
 #ifndef LN_F32_FALLBACK_H
 #define LN_F32_FALLBACK_H
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -16,12 +17,12 @@
 #define LN_F32_SQUARES_MIN 0x1p-98
 
 /* Whether fp32 statistics (a sum or mean, and the variance, both widened to double) can be used:
- * finite, var + eps clear of fp32 underflow, and eps itself an fp32 number (an eps beyond
- * FLT_MAX rounds to Inf, rstd to 0 and every output to beta). NaN (Inf - Inf, Kahan's carry)
- * fails too. */
+ * finite, var + eps clear of fp32 underflow, eps itself an fp32 number and var + eps too (either
+ * beyond FLT_MAX makes rstd 0 and every output beta). NaN (Inf - Inf, Kahan's carry) fails too. */
 static inline int ln_f32_stats_usable(double sum, double var, double eps)
 {
-    return isfinite(sum) && isfinite(var) && var + eps >= LN_F32_SQUARES_MIN && isfinite((float)eps);
+    return isfinite(sum) && isfinite(var) && var + eps >= LN_F32_SQUARES_MIN && isfinite((float)eps) &&
+           var + (float)eps <= FLT_MAX;
 }
 
 /* The whole row in double, scalar: sum, mean, sum of squared deviations, rstd, and

@@ -8,6 +8,7 @@
 #ifndef LN_HALF_H
 #define LN_HALF_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,11 +102,12 @@ static inline double ln_half_f32acc_bound(double c, double kappa, double us)
 
 /* Whether a row's fp32 statistics can be used: sum (of x) and ss (of the squared deviations)
  * finite, i.e. no fp32 overflow (bf16 has fp32's range, so its squares can overflow though each
- * value fits), and radicand = ss / n + eps (in double) >= LN_HALF_MIN_RADICAND. Else the row goes
- * to ln_half_row_f64: one test per row on the final sums, ordinary rows never pay. */
+ * value fits), and radicand = ss / n + eps (in double) in [LN_HALF_MIN_RADICAND, FLT_MAX] (above,
+ * var + eps in fp32 is Inf: rstd 0, every output beta). Else the row goes to ln_half_row_f64: one
+ * test per row on the final sums, ordinary rows never pay. */
 static inline int ln_half_stats_ok(double sum, double ss, double radicand)
 {
-    return isfinite(sum) && isfinite(ss) && radicand >= LN_HALF_MIN_RADICAND;
+    return isfinite(sum) && isfinite(ss) && radicand >= LN_HALF_MIN_RADICAND && radicand <= FLT_MAX;
 }
 
 /* The whole row in double, scalar: the one fallback of the fp32-accumulating 16-bit kernels, for

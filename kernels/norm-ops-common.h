@@ -65,4 +65,39 @@ static inline double ln_rms_row_f64(ln_dtype t, const ln_args *a, size_t r)
     return rstd;
 }
 
+/* Whether a backward row's fp32 quantities can be used: the saved mean and rstd as fp32 numbers
+ * (rstd a normal one: beyond FLT_MAX it is Inf and every xhat Inf or NaN), and the row's sums of
+ * g and g xhat finite (an x - mean or an xhat that overflowed fp32 makes them Inf or NaN). Tested
+ * on the first pass's results, before dx, dgamma or dbeta use them: one test per row. */
+static inline int ln_bwd_f32_usable(double mean, double rstd, double sg, double sgx)
+{
+    float m = (float)mean, rs = (float)rstd;
+    return isfinite(m) && isfinite(rs) && rs >= FLT_MIN && isfinite(sg) && isfinite(sgx);
+}
+
+/* Row r of a backward op (centred: LayerNorm's) in double from the saved statistics, each dx
+ * rounded once, dy xhat and dy added to the fp32 dgamma, dbeta sums dga, dba: the fallback of the
+ * fp32 kernels for the rows ln_bwd_f32_usable rejects. x - mean of any two fp32 values, times
+ * any rstd a double holds, is far inside double's range. In place is safe (dy_i read first). */
+static inline void ln_bwd_row_f64(ln_dtype t, const ln_args *a, size_t r, int centred, float *dga, float *dba)
+{
+    const size_t n = a->D, o = r * n;
+    const double mean = centred ? a->mean[r] : 0.0, rstd = a->rstd[r];
+    double sg = 0, sgx = 0;
+    for (size_t i = 0; i < n; i++) {
+        double xhat = ((double)ops_load(t, a->x, o + i) - mean) * rstd, dy = ops_load(t, a->dy, o + i);
+        double g = dy * (a->gamma ? (double)ops_load(t, a->gamma, i) : 1.0);
+        sg += g, sgx += g * xhat;
+        dga[i] += (float)(dy * xhat);
+        dba[i] += (float)dy;
+    }
+    const double mg = centred ? sg / (double)n : 0.0, mgx = sgx / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double xhat = ((double)ops_load(t, a->x, o + i) - mean) * rstd, dy = ops_load(t, a->dy, o + i);
+        double g = dy * (a->gamma ? (double)ops_load(t, a->gamma, i) : 1.0), v = rstd * (g - mg - xhat * mgx);
+        if (t == LN_F32) ((float *)a->dx)[o + i] = (float)v;
+        else ln_store(t, a->dx, o + i, v);
+    }
+}
+
 #endif

@@ -142,14 +142,15 @@ static double dx_element(mpfr_srcptr A, row_sums *rs, ln_dtype t, double *hi, do
         mpfr_div(q, A, den, MPFR_RNDN);
         split(q, hi, lo);
     } else {
-        for (int level = 0;; level++) {
-            if (level >= LEVELS) abort(); /* unreachable: the value is irrational */
+        /* An irrational value is decided at some level; the last level's value is kept (never
+         * an abort) should a non-number ever reach here. */
+        for (int level = 0; level < LEVELS; level++) {
             mpfr_prec_t w = (mpfr_prec_t)W0 << level;
             mpfr_set_prec(den, w);
             mpfr_set_prec(q, w);
             mpfr_mul(den, rs->R, sqrt_at(rs, level), MPFR_RNDN);
             mpfr_div(q, A, den, MPFR_RNDN);
-            if (w - 2 >= want && ln_mpfr_decided(q, w - 2, p)) break;
+            if (!mpfr_number_p(q) || (w - 2 >= want && ln_mpfr_decided(q, w - 2, p))) break;
         }
         d = fit(q, t);
         split(q, hi, lo);
@@ -278,6 +279,11 @@ void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void 
     mpfr_ptr *ptrs = malloc(D * sizeof *ptrs);
     if (!terms || !ptrs) abort();
     for (size_t i = 0; i < D; i++) mpfr_init2(terms[i], 64), ptrs[i] = terms[i];
+    /* dx with a non-finite gamma (Inf or NaN in the dtype: a value beyond f16's range becomes
+     * Inf) is NaN, as with a non-finite x or dy: such a row is outside every kernel's domain
+     * ("nonfinite-input"); dgamma and dbeta do not read gamma. */
+    int gamma_ok = 1;
+    for (size_t i = 0; gamma && i < D; i++) gamma_ok &= isfinite(ln_load(t, gamma, i)) != 0;
 
     for (size_t r = 0; r < rows; r++) {
         const void *xr = (const char *)x + r * D * size, *dyr = (const char *)dy + r * D * size;
@@ -290,7 +296,7 @@ void ln_ref_bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, const void 
             st[r].mean = st[r].var = st[r].rstd = st[r].kappa = NAN;
             if (rs->ok) row_statistics(rs, D, centred, &st[r]);
         }
-        if (!rs->ok) {
+        if (!rs->ok || !gamma_ok) {
             for (size_t i = 0; i < D; i++) {
                 ln_store(t, dx, r * D + i, NAN);
                 if (dx_hi) dx_hi[r * D + i] = NAN;
@@ -421,7 +427,9 @@ void ln_ref_bwd_saved_rows(int centred, ln_dtype t, size_t rows, size_t D, const
         const size_t o = r * D;
         double mr = centred ? mean[r] : 0.0;
         int ok = isfinite(mr) && isfinite(rstd[r]);
-        for (size_t i = 0; i < D && ok; i++) ok = isfinite(ln_load(t, x, o + i)) && isfinite(ln_load(t, dy, o + i));
+        for (size_t i = 0; i < D && ok; i++)
+            ok = isfinite(ln_load(t, x, o + i)) && isfinite(ln_load(t, dy, o + i)) &&
+                 (!gamma || isfinite(ln_load(t, gamma, i)));
         if (!ok) {
             for (size_t i = 0; i < D; i++) {
                 ln_store(t, dx, o + i, NAN);

@@ -140,7 +140,7 @@ static const char header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
     "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,bound,verdict,domain,input,op,"
     "dgamma_max_ulp,dgamma_max_norm,dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,saved_stats,"
-    "dx_saved_max_ulp,dx_saved_max_norm,ref_seconds\n";
+    "dx_saved_max_ulp,dx_saved_max_norm,rows_judged,rows_set_aside,failed_on,ref_seconds\n";
 
 static void test_good_run(void **state)
 {

@@ -15,7 +15,7 @@
 #include "screen.h"
 
 const char ln_hunt_start_dists[] =
-    "normal,uniform,shifted,heavy,offset:1e2,offset:1e4,offset:1e6,outlier:1000,tiny,huge,exact";
+    "normal,uniform,shifted,heavy,offset:1e2,offset:1e4,offset:1e6,outlier:1000,tiny,huge,exact,const,zero";
 
 #define START_ROWS 16 /* rows per built-in distribution, as `lnbench accuracy` draws them */
 #define POOL 4        /* best rows kept per objective: the starts begin from them in turn */
@@ -59,8 +59,9 @@ typedef struct {
     double *y_hi, *y_lo;
     uint64_t evals, rng;
     double t0, last_report;
+    double eps;       /* the eps rows are scored at now: the run's, or 0 for rows that came from it */
     score best[NOBJ]; /* the best row of each objective so far */
-    double best_o[NOBJ], found_after[NOBJ];
+    double best_o[NOBJ], found_after[NOBJ], best_eps[NOBJ];
     void *best_x[NOBJ];
 } hunt;
 
@@ -69,7 +70,7 @@ typedef struct {
 static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
 {
     ln_ref_stats st;
-    ln_prepared p = {.c = {.dtype = h->t, .D = L, .rows = 1, .eps = h->c->eps, .affine = 1},
+    ln_prepared p = {.c = {.dtype = h->t, .D = L, .rows = 1, .eps = h->eps, .affine = 1},
                      .x = (void *)x,
                      .gamma = h->gamma,
                      .beta = h->beta,
@@ -77,7 +78,7 @@ static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
                      .y_hi = h->y_hi,
                      .y_lo = h->y_lo,
                      .stats = &st};
-    (exact ? ln_ref_row : ln_screen_row)(h->t, L, x, h->gamma, h->beta, h->c->eps, h->y_ref, h->y_hi, h->y_lo, &st);
+    (exact ? ln_ref_row : ln_screen_row)(h->t, L, x, h->gamma, h->beta, h->eps, h->y_ref, h->y_hi, h->y_lo, &st);
     ln_errors e;
     ln_measure_kernel(h->c->k, &p, &e, NULL);
     h->evals++;
@@ -216,7 +217,7 @@ static dd output_from_sums(const hunt *h, size_t j, double xj, dd s1, dd s2)
     double n = (double)h->D;
     dd m = dd_div_d(s1, n);
     dd var = dd_add(dd_div_d(s2, n), dd_neg(dd_mul(m, m)));
-    dd y = dd_mul(dd_add(dd_from(xj), dd_neg(m)), dd_rsqrt(dd_add(var, dd_from(h->c->eps))));
+    dd y = dd_mul(dd_add(dd_from(xj), dd_neg(m)), dd_rsqrt(dd_add(var, dd_from(h->eps))));
     if (h->gamma) y = dd_mul(y, dd_from(ln_load(h->t, h->gamma, j)));
     if (h->beta) y = dd_add(y, dd_from(ln_load(h->t, h->beta, j)));
     return y;
@@ -299,6 +300,7 @@ typedef struct {
     void *x;
     score s;
     double o;
+    double eps; /* the eps it was scored at */
     char dist[256];
 } entry;
 
@@ -326,6 +328,7 @@ static int pool_offer(hunt *h, entry *pool, int obj, const void *x, const score 
     memcpy(pool[at].x, x, h->D * h->es);
     pool[at].s = *s;
     pool[at].o = o;
+    pool[at].eps = h->eps;
     snprintf(pool[at].dist, sizeof pool[at].dist, "%s", dist);
     return 1;
 }
@@ -341,6 +344,10 @@ static void report_progress(hunt *h, unsigned start, int force)
             h->c->k->name, h->D, start, (unsigned long long)h->evals, (double)h->evals / fmax(now - h->t0, 1e-9),
             h->best[OBJ_RATIO].ratio, h->best[OBJ_RATIO].max_norm, h->best[OBJ_ULP].max_ulp);
 }
+
+/* end - now, 0 once now has passed end: a budget's remainder never wraps around (a start's
+ * offset rows alone may spend more than a small --evals share). */
+static uint64_t evals_left(uint64_t now, uint64_t end) { return end > now ? end - now : 0; }
 
 static int out_of_budget(const hunt *h, uint64_t evals_end, double deadline)
 {
@@ -448,7 +455,7 @@ static void take(hunt *h, walker *w, const void *cand, const score *ns)
     if (cand != w->x) memcpy(w->x, cand, h->D * h->es);
     w->s = *ns, w->o = no;
     if (no > h->best_o[w->obj]) {
-        h->best_o[w->obj] = no, h->best[w->obj] = *ns;
+        h->best_o[w->obj] = no, h->best[w->obj] = *ns, h->best_eps[w->obj] = h->eps;
         memcpy(h->best_x[w->obj], cand, h->D * h->es);
         h->found_after[w->obj] = now_seconds() - h->t0;
     }
@@ -521,9 +528,10 @@ static void sweep(hunt *h, walker *w, size_t lanes, uint64_t evals_end, double d
     }
 }
 
-/* Confirms a row with the MPFR reference into f (x copied). */
-static void confirm(hunt *h, const void *x, ln_hunt_find *f)
+/* Confirms a row, scored at eps, with the MPFR reference into f (x copied). */
+static void confirm(hunt *h, const void *x, double eps, ln_hunt_find *f)
 {
+    f->eps = h->eps = eps;
     if (!x) {
         f->verdict = "none";
         f->max_norm = f->max_ulp = f->kappa = f->bound = f->ratio = NAN;
@@ -560,20 +568,28 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
     }
     ln_affine_fill(h.t, D, c->seed, h.gamma, h.beta);
 
-    /* 1. the built-in distributions: every row scored; the best kept as starts and as baseline */
+    /* 1. the built-in distributions, each at the run's eps and at eps 0 (the other value every
+     * sweep of lnbench accuracy is asked for): every row scored; the best kept as starts and as
+     * the baseline, with the eps they were scored at */
     size_t ndist;
     char **dists = ln_split_list(ln_hunt_start_dists, "dists", &ndist);
-    for (size_t di = 0; di < ndist; di++) {
-        ln_dist d;
-        ln_dist_parse(dists[di], &d);
-        ln_dist_fill(&d, h.t, START_ROWS, D, c->seed, rows);
-        for (size_t row = 0; row < START_ROWS; row++) {
-            const char *x = (const char *)rows + row * bytes;
-            score s;
-            evaluate(&h, x, D, 0, &s);
-            for (int o = 0; o < NOBJ; o++) pool_offer(&h, pool[o], o, x, &s, d.spec);
+    const double epss[2] = {c->eps, 0};
+    for (int e = 0; e < (c->eps != 0 ? 2 : 1); e++) {
+        h.eps = epss[e];
+        for (size_t di = 0; di < ndist; di++) {
+            ln_dist d;
+            ln_dist_parse(dists[di], &d);
+            ln_dist_fill(&d, h.t, START_ROWS, D, c->seed, rows);
+            char label[sizeof((entry *)0)->dist];
+            snprintf(label, sizeof label, e ? "%s at eps 0" : "%s", d.spec);
+            for (size_t row = 0; row < START_ROWS; row++) {
+                const char *x = (const char *)rows + row * bytes;
+                score s;
+                evaluate(&h, x, D, 0, &s);
+                for (int o = 0; o < NOBJ; o++) pool_offer(&h, pool[o], o, x, &s, label);
+            }
+            ln_dist_free(&d);
         }
-        ln_dist_free(&d);
     }
     free(dists);
     entry builtin[NOBJ];
@@ -584,6 +600,7 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
         memcpy(h.best_x[o], pool[o][0].x, bytes);
         h.best[o] = pool[o][0].s;
         h.best_o[o] = pool[o][0].o;
+        h.best_eps[o] = pool[o][0].o >= 0 ? pool[o][0].eps : c->eps;
         h.found_after[o] = now_seconds() - h.t0;
     }
 
@@ -605,17 +622,18 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
             if (from->o < 0) continue; /* no built-in row inside the domain */
             memcpy(w.x, from->x, bytes);
             w.obj = o, w.s = from->s, w.o = from->o, w.chain = -1;
+            h.eps = from->eps;                  /* the search stays at the eps its start row was found at */
             if (o == OBJ_RATIO && s % 2 == 1) { /* every other start at a large mean offset, if in the domain */
                 offset_start(&h, &w, cand, offset, s % 4 == 1 ? 10 : 5);
             }
             /* half of the budget of each objective; the rest to the other */
             double obj_deadline = o == OBJ_RATIO ? deadline - (deadline - now_seconds()) / 2 : deadline;
-            uint64_t obj_evals_end = o == OBJ_RATIO ? h.evals + (evals_end - h.evals) / 2 : evals_end;
+            uint64_t obj_evals_end = o == OBJ_RATIO ? h.evals + evals_left(h.evals, evals_end) / 2 : evals_end;
             uint64_t obj_start_evals = h.evals;
             double obj_start_t = now_seconds();
             while (!out_of_budget(&h, obj_evals_end, obj_deadline) && !(c->evals == 0 && c->seconds <= 0)) {
                 /* the last third of the ratio's budget: coordinate sweeps polish the row */
-                int polish = c->evals ? h.evals >= obj_evals_end - (obj_evals_end - obj_start_evals) / 3
+                int polish = c->evals ? h.evals >= obj_evals_end - evals_left(obj_start_evals, obj_evals_end) / 3
                                       : now_seconds() >= obj_deadline - (obj_deadline - obj_start_t) / 3;
                 if (o == OBJ_RATIO && polish) {
                     static const size_t lanes[] = {1, 8, 16, 32, 64};
@@ -644,12 +662,12 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
 
     /* 3. the MPFR reference on the rows reported */
     r->gamma = h.gamma, r->beta = h.beta;
-    confirm(&h, h.best_o[OBJ_RATIO] >= 0 ? h.best_x[OBJ_RATIO] : NULL, &r->worst_ratio);
-    confirm(&h, h.best_o[OBJ_ULP] >= 0 ? h.best_x[OBJ_ULP] : NULL, &r->worst_ulp);
+    confirm(&h, h.best_o[OBJ_RATIO] >= 0 ? h.best_x[OBJ_RATIO] : NULL, h.best_eps[OBJ_RATIO], &r->worst_ratio);
+    confirm(&h, h.best_o[OBJ_ULP] >= 0 ? h.best_x[OBJ_ULP] : NULL, h.best_eps[OBJ_ULP], &r->worst_ulp);
     r->worst_ratio.found_after = h.found_after[OBJ_RATIO];
     r->worst_ulp.found_after = h.found_after[OBJ_ULP];
-    confirm(&h, builtin[OBJ_RATIO].x, &r->builtin_ratio);
-    confirm(&h, builtin[OBJ_ULP].x, &r->builtin_ulp);
+    confirm(&h, builtin[OBJ_RATIO].x, builtin[OBJ_RATIO].eps, &r->builtin_ratio);
+    confirm(&h, builtin[OBJ_ULP].x, builtin[OBJ_ULP].eps, &r->builtin_ulp);
     snprintf(r->builtin_ratio_dist, sizeof r->builtin_ratio_dist, "%s", builtin[OBJ_RATIO].dist);
     snprintf(r->builtin_ulp_dist, sizeof r->builtin_ulp_dist, "%s", builtin[OBJ_ULP].dist);
     r->evals = h.evals;

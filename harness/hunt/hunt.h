@@ -2,7 +2,8 @@
  * relative to its claimed bound, and, separately, its largest ulp error.
  *
  * The search starts from the built-in distributions (each row of `lnbench accuracy --rows 16`
- * at the same D, eps and seed: their worst is also the baseline hunt is compared with), keeps
+ * at the same D and seed, at the run's eps and at eps 0: their worst is also the baseline hunt
+ * is compared with; a search keeps the eps of the row it starts from), keeps
  * the best rows and improves them by local moves (elements nudged by ulps, ranges scaled by
  * powers of two or reflected about the mean, the mean offset, element order, rows scaled toward
  * the format's edges, cancelling pairs of large values, ranges copied between rows), by
@@ -48,6 +49,8 @@ typedef struct {
     double ratio;        /* max_norm / bound; NaN without a bound; Inf for non-finite outputs */
     const char *verdict; /* pass, fail (bound broken), outside (row outside the bound's domain),
                              none (no bound claimed) */
+    double eps;          /* the eps the row is measured at: the run's, or 0 when it came from the
+                             built-in rows scored at eps 0 */
     double found_after;  /* seconds from the start until the search first held this row */
 } ln_hunt_find;
 
@@ -60,7 +63,8 @@ typedef struct {
     uint64_t evals;     /* kernel runs scored */
 } ln_hunt_result;
 
-/* The built-in distributions the search starts from, comma-separated. */
+/* The built-in distributions the search starts from, comma-separated: every one `lnbench
+ * accuracy` offers but file:, each scored at the run's eps and at eps 0. */
 extern const char ln_hunt_start_dists[];
 
 void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r);

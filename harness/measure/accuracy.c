@@ -1,10 +1,15 @@
 /* Accuracy cases and error metrics; the definitions and their reasons are in docs/metrics.md. */
 #include "accuracy.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bounds.h"
 #include "cli.h"
@@ -34,19 +39,129 @@ static ln_input classify_row(ln_dtype t, const double *drawn, const void *x, siz
     return !drawn_constant && stored_constant ? LN_INPUT_COLLAPSED : LN_INPUT_OK;
 }
 
-/* Forward kernel k on p's x, gamma, beta and eps: y, mean and rstd out. */
-static void run_forward(const ln_kernel *k, const ln_prepared *p, void *y, double *mean, double *rstd)
+int ln_isolate_kernels;
+void (*ln_kernel_died)(const ln_kernel *k, const char *how);
+
+/* The const inputs of a call, each given to the kernel as a copy and compared with the original
+ * after it: a write is caught whatever the kernel does, and the original stays pristine. Writing
+ * the copies costs two passes over the inputs per call, far below the reference's cost (measured
+ * in docs/metrics.md); read-only pages would need page-aligned copies all the same. */
+enum { MAX_GUARDED = 6 };
+typedef struct {
+    const char *name;
+    const void *original;
+    void *copy;
+    size_t bytes;
+} guarded;
+
+typedef struct {
+    void *data;
+    size_t bytes;
+} span;
+
+static void die_of_kernel(const ln_kernel *k, const char *how)
 {
-    ln_args a = {.rows = p->c.rows,
-                 .D = p->c.D,
-                 .x = p->x,
-                 .y = y,
-                 .gamma = p->gamma,
-                 .beta = p->beta,
-                 .eps = p->c.eps,
-                 .mean = mean,
-                 .rstd = rstd};
-    k->forward(&a);
+    if (ln_kernel_died) ln_kernel_died(k, how);
+    ln_die("kernel %s %s", k->name, how);
+}
+
+/* The index of the first input whose copy differs from its original, or -1. */
+static int first_written(const guarded *g, size_t ng)
+{
+    for (size_t i = 0; i < ng; i++)
+        if (memcmp(g[i].original, g[i].copy, g[i].bytes) != 0) return (int)i;
+    return -1;
+}
+
+/* k->forward(a) in a child process: the outputs (and which input was written) come back through
+ * a shared mapping; the parent's memory is never the kernel's. */
+static int call_in_child(const ln_kernel *k, const ln_args *a, const span *outs, size_t nouts, const guarded *g,
+                         size_t ng)
+{
+    size_t total = 2 * sizeof(int);
+    for (size_t i = 0; i < nouts; i++) total += outs[i].bytes;
+    int *shared = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) ln_die("cannot map memory for a kernel's outputs");
+    shared[0] = 0; /* set by a child that returns from the kernel */
+    fflush(NULL);  /* nothing buffered is written twice by a child that exits through stdio */
+    pid_t pid = fork();
+    if (pid < 0) ln_die("cannot start a process for kernel %s", k->name);
+    if (pid == 0) {
+        k->forward(a);
+        char *at = (char *)(shared + 2);
+        for (size_t i = 0; i < nouts; i++) memcpy(at, outs[i].data, outs[i].bytes), at += outs[i].bytes;
+        shared[1] = first_written(g, ng);
+        shared[0] = 1;
+        _exit(0);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) ln_die("lost the process of kernel %s", k->name);
+    if (!shared[0]) {
+        char how[96];
+        if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else snprintf(how, sizeof how, "ended the process (exit status %d) before returning", WEXITSTATUS(status));
+        munmap(shared, total);
+        die_of_kernel(k, how);
+    }
+    const char *at = (const char *)(shared + 2);
+    for (size_t i = 0; i < nouts; i++) memcpy(outs[i].data, at, outs[i].bytes), at += outs[i].bytes;
+    int wrote = shared[1];
+    munmap(shared, total);
+    return wrote;
+}
+
+/* Runs k on a, whose const inputs (g, ng) are replaced by copies; outs are the buffers it
+ * writes. Returns the name of the first input it changed, or NULL; the message names the kernel. */
+static const char *guarded_call(const ln_kernel *k, ln_args *a, const span *outs, size_t nouts, guarded *g, size_t ng)
+{
+    for (size_t i = 0; i < ng; i++) {
+        g[i].copy = malloc(g[i].bytes ? g[i].bytes : 1);
+        if (!g[i].copy) ln_die("out of memory");
+        memcpy(g[i].copy, g[i].original, g[i].bytes);
+    }
+    for (size_t i = 0; i < ng; i++) {
+        const char *n = g[i].name;
+        if (!strcmp(n, "x")) a->x = g[i].copy;
+        else if (!strcmp(n, "gamma")) a->gamma = g[i].copy;
+        else if (!strcmp(n, "beta")) a->beta = g[i].copy;
+        else if (!strcmp(n, "dy")) a->dy = g[i].copy;
+        else if (!strcmp(n, "mean")) a->mean = g[i].copy;
+        else if (!strcmp(n, "rstd")) a->rstd = g[i].copy;
+    }
+    int w = ln_isolate_kernels ? call_in_child(k, a, outs, nouts, g, ng) : (k->forward(a), first_written(g, ng));
+    const char *wrote = w >= 0 ? g[w].name : NULL;
+    if (wrote)
+        fprintf(stderr,
+                "lnbench: kernel %s wrote its const input %s: it fails this case (judged on the input as given)\n",
+                k->name, wrote);
+    for (size_t i = 0; i < ng; i++) free(g[i].copy);
+    return wrote;
+}
+
+/* The inputs of p a kernel reads, as guarded copies; returns their count. */
+static size_t guard_inputs(const ln_prepared *p, guarded *g)
+{
+    const ln_case *c = &p->c;
+    size_t n = 0, size = ln_fmt(c->dtype)->size, all = elements(c) * size;
+    g[n++] = (guarded){"x", p->x, NULL, all};
+    if (p->gamma) g[n++] = (guarded){"gamma", p->gamma, NULL, c->D * size};
+    if (p->beta) g[n++] = (guarded){"beta", p->beta, NULL, c->D * size};
+    if (p->dy) g[n++] = (guarded){"dy", p->dy, NULL, all};
+    return n;
+}
+
+/* Forward kernel k on p's x, gamma, beta and eps: y, mean and rstd out; the input it wrote, or NULL. */
+static const char *run_forward(const ln_kernel *k, const ln_prepared *p, void *y, double *mean, double *rstd)
+{
+    ln_args a = {.rows = p->c.rows, .D = p->c.D, .y = y, .eps = p->c.eps, .mean = mean, .rstd = rstd};
+    guarded g[MAX_GUARDED];
+    size_t ng = guard_inputs(p, g);
+    span outs[] = {{y, elements(&p->c) * ln_fmt(p->c.dtype)->size},
+                   {mean, p->c.rows * sizeof *mean},
+                   {rstd, p->c.rows * sizeof *rstd}};
+    return guarded_call(k, &a, outs, 3, g, ng);
 }
 
 /* The statistics a real forward pass saves: c->saved_kernel's mean and rstd on the case's x,
@@ -67,7 +182,7 @@ static int saved_by_kernel(const ln_case *c, ln_prepared *p)
         return -1;
     }
     for (size_t r = 0; r < c->rows; r++) p->given_mean[r] = 0, p->given_rstd[r] = NAN;
-    run_forward(k, p, y, p->given_mean, p->given_rstd);
+    (void)run_forward(k, p, y, p->given_mean, p->given_rstd); /* a write is named; the inputs stay pristine */
     free(y);
     return 0;
 }
@@ -121,6 +236,15 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
     return 0;
 }
 
+double ln_case_bytes(ln_op op, ln_dtype t, size_t rows, size_t D)
+{
+    double es = (double)ln_fmt(t)->size, n = (double)rows * (double)D;
+    /* measured at D = 1e5 .. 4e5 (f32, f64, bf16): forward 28-31 bytes per element of the case
+     * and 146-151 per element of the row the reference works on; backward 52 and 268-273 */
+    if (ln_op_is_backward(op)) return n * (7 * es + 40) + (double)D * 320;
+    return n * (4 * es + 24) + (double)D * 176;
+}
+
 int ln_prepare(const ln_case *c, ln_prepared *p)
 {
     memset(p, 0, sizeof *p);
@@ -143,13 +267,15 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     p->y_lo = malloc(n * sizeof *p->y_lo);
     p->stats = malloc(c->rows * sizeof *p->stats);
     p->input = malloc(c->rows);
+    p->run = calloc(1, sizeof *p->run);
+    if (p->run) p->run->mean = malloc(c->rows * sizeof(double)), p->run->rstd = malloc(c->rows * sizeof(double));
     double *drawn = malloc(n * sizeof *drawn);
     if (c->affine) {
         p->gamma = malloc(c->D * size);
         p->beta = malloc(c->D * size);
     }
-    if (!p->x || !p->y_ref || !p->y_hi || !p->y_lo || !p->stats || !p->input || !drawn ||
-        (c->affine && (!p->gamma || !p->beta))) {
+    if (!p->x || !p->y_ref || !p->y_hi || !p->y_lo || !p->stats || !p->input || !drawn || !p->run || !p->run->mean ||
+        !p->run->rstd || (c->affine && (!p->gamma || !p->beta))) {
         fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu %s\n", c->rows, c->D, ln_fmt(t)->name);
         free(drawn);
         ln_prepared_free(p);
@@ -188,6 +314,7 @@ void ln_prepared_free(ln_prepared *p)
     free(p->dy), free(p->dg_ref), free(p->db_ref);
     free(p->dg_hi), free(p->dg_lo), free(p->db_hi), free(p->db_lo);
     free(p->given_mean), free(p->given_rstd), free(p->dxs_ref), free(p->dxs_hi), free(p->dxs_lo);
+    if (p->run) free(p->run->mean), free(p->run->rstd), free(p->run);
     memset(p, 0, sizeof *p);
 }
 
@@ -310,54 +437,56 @@ static int not_written(double v)
     return b == not_written_bits;
 }
 
-/* Largest error of a returned statistic over the rows, each divided by scale(row); NaN when no
- * row was written (the kernel returns none), Inf for a NaN or an unwritten row among written ones. */
+/* Row r's error of a returned statistic, divided by the row's scale; Inf for an unwritten value,
+ * or a NaN where the reference has a number (or the reverse). */
+static double stat_row_error(const ln_prepared *p, const double *got, size_t r, int is_mean)
+{
+    const ln_ref_stats *s = &p->stats[r];
+    double want = is_mean ? s->mean : s->rstd;
+    /* mean: relative to the row's scale max(|mean|, sigma), so a mean near 0 (a sum that
+     * cancels) is judged against the spread it is subtracted from; rstd: relative. */
+    double scale = is_mean ? fmax(fabs(s->mean), sqrt(s->var + p->c.eps)) : fabs(s->rstd);
+    if (not_written(got[r])) return INFINITY;
+    if (got[r] == want || (isnan(got[r]) && isnan(want))) return 0;
+    if (isnan(got[r]) || isnan(want)) return INFINITY;
+    return scale > 0 && isfinite(scale) ? fabs(got[r] - want) / scale : INFINITY;
+}
+
+static int any_written(const ln_prepared *p, const double *got)
+{
+    for (size_t r = 0; r < p->c.rows; r++)
+        if (!not_written(got[r])) return 1;
+    return 0;
+}
+
+/* Largest error of a returned statistic over the rows; NaN when no row was written (the kernel
+ * returns none), Inf for a NaN or an unwritten row among written ones. */
 static double stat_error(const ln_prepared *p, const double *got, int is_mean)
 {
-    size_t written = 0;
+    if (!any_written(p, got)) return NAN;
     double worst = 0;
-    for (size_t r = 0; r < p->c.rows; r++) written += !not_written(got[r]);
-    if (!written) return NAN;
-    for (size_t r = 0; r < p->c.rows; r++) {
-        const ln_ref_stats *s = &p->stats[r];
-        double want = is_mean ? s->mean : s->rstd, err;
-        /* mean: relative to the row's scale max(|mean|, sigma), so a mean near 0 (a sum that
-         * cancels) is judged against the spread it is subtracted from; rstd: relative. */
-        double scale = is_mean ? fmax(fabs(s->mean), sqrt(s->var + p->c.eps)) : fabs(s->rstd);
-        if (not_written(got[r])) err = INFINITY;
-        else if (got[r] == want || (isnan(got[r]) && isnan(want))) err = 0;
-        else if (isnan(got[r]) || isnan(want)) err = INFINITY;
-        else err = scale > 0 && isfinite(scale) ? fabs(got[r] - want) / scale : INFINITY;
-        if (err > worst) worst = err;
-    }
+    for (size_t r = 0; r < p->c.rows; r++) worst = fmax(worst, stat_row_error(p, got, r, is_mean));
     return worst;
 }
 
 /* A backward kernel from the given statistics (the exact ones rounded to double, or to fp32 with
  * saved_f32, or a forward kernel's with saved_kernel), dx into y, measured against both
  * references; dgamma and dbeta as one row of D each. */
-static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *dx, double *mean,
-                             double *rstd)
+static const char *measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *dx)
 {
     const ln_case *c = &p->c;
     size_t size = ln_fmt(c->dtype)->size;
     void *dg = malloc(c->D * size), *db = malloc(c->D * size);
     if (!dg || !db) ln_die("out of memory");
     for (size_t i = 0; i < c->D; i++) ln_store(c->dtype, dg, i, NAN), ln_store(c->dtype, db, i, NAN);
-    for (size_t r = 0; r < c->rows; r++) mean[r] = p->given_mean[r], rstd[r] = p->given_rstd[r];
-    ln_args a = {.rows = c->rows,
-                 .D = c->D,
-                 .x = p->x,
-                 .gamma = p->gamma,
-                 .beta = p->beta,
-                 .eps = c->eps,
-                 .mean = mean,
-                 .rstd = rstd,
-                 .dy = p->dy,
-                 .dx = dx,
-                 .dgamma = dg,
-                 .dbeta = db};
-    k->forward(&a);
+    ln_args a = {.rows = c->rows, .D = c->D, .eps = c->eps, .dx = dx, .dgamma = dg, .dbeta = db};
+    guarded g[MAX_GUARDED];
+    size_t ng = guard_inputs(p, g);
+    /* the saved statistics are inputs here: given as copies too */
+    g[ng++] = (guarded){"mean", p->given_mean, NULL, c->rows * sizeof(double)};
+    g[ng++] = (guarded){"rstd", p->given_rstd, NULL, c->rows * sizeof(double)};
+    span outs[] = {{dx, elements(c) * size}, {dg, c->D * size}, {db, c->D * size}};
+    const char *wrote = guarded_call(k, &a, outs, 3, g, ng);
     tensor_ref dg_ref = {.rows = 1, .D = c->D, .ref = p->dg_ref, .hi = p->dg_hi, .lo = p->dg_lo};
     tensor_ref db_ref = {.rows = 1, .D = c->D, .ref = p->db_ref, .hi = p->db_hi, .lo = p->db_lo};
     tensor_ref dxs_ref = {.rows = c->rows, .D = c->D, .ref = p->dxs_ref, .hi = p->dxs_hi, .lo = p->dxs_lo};
@@ -374,6 +503,7 @@ static void measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors
     e->mean_relerr = e->rstd_relerr = NAN;
     free(dg);
     free(db);
+    return wrote;
 }
 
 void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out)
@@ -392,13 +522,19 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
         rstd[r] = mean[r];
     }
     if (k->op != c->op) ln_die("%s computes %s, the case is %s", k->name, ln_op_name(k->op), ln_op_name(c->op));
+    const char *wrote;
     if (ln_op_is_backward(c->op)) {
-        measure_backward(k, p, e, y, mean, rstd);
+        wrote = measure_backward(k, p, e, y);
     } else {
-        run_forward(k, p, y, mean, rstd);
+        wrote = run_forward(k, p, y, mean, rstd);
         ln_measure_output(p, y, e);
         e->mean_relerr = stat_error(p, mean, 1);
         e->rstd_relerr = stat_error(p, rstd, 0);
+    }
+    if (p->run) { /* for ln_judge */
+        p->run->k = k, p->run->wrote = wrote;
+        memcpy(p->run->mean, mean, c->rows * sizeof *mean);
+        memcpy(p->run->rstd, rstd, c->rows * sizeof *rstd);
     }
     free(mean);
     free(rstd);
@@ -481,39 +617,80 @@ static const char *judge_row(const ln_kernel *k, const ln_prepared *p, const voi
     return dom;
 }
 
+/* A bound too large to judge by is still a claim: there the kernel owes finite outputs wherever
+ * the reference's are finite. ("kappa-beyond-bound" is not: the kernel claims nothing at that
+ * kappa, as outside its domain, and agrees_nonfinite says what it promises there.) */
+static int bound_condition(const char *dom) { return !strcmp(dom, "bound-vacuous"); }
+
+/* Row r's returned statistics (forward ops, a kernel that returns them) against the reference's:
+ * each relative error (docs/metrics.md) at most the row's bound in u, and finite where the
+ * reference's is. *what names the failing one; *error and *limit get its error and bound in u. */
+static int stats_break(const ln_prepared *p, const ln_run_record *run, size_t r, double bound, const char **what,
+                       double *error, double *limit)
+{
+    double u = ln_unit_roundoff(p->c.dtype), tol = isnan(bound) ? INFINITY : fmax(bound, 1);
+    for (int is_mean = ln_op_centres(p->c.op); is_mean >= 0; is_mean--) {
+        const double *got = is_mean ? run->mean : run->rstd;
+        double want = is_mean ? p->stats[r].mean : p->stats[r].rstd;
+        if (!any_written(p, got)) continue;
+        double err = stat_row_error(p, got, r, is_mean) / u;
+        if ((isfinite(want) && !isfinite(got[r])) || err > tol) {
+            *what = is_mean ? "mean" : "rstd", *error = err, *limit = tol;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdict *v)
 {
-    *v = (ln_verdict){
-        .verdict = k->bound ? LN_PASS : LN_NONE, .input = LN_INPUT_OK, .domain = "ok", .bound = NAN, .error = NAN};
-    double worst_ratio = -1, case_bound = 0, worst_bound = NAN, worst_error = NAN;
-    const char *outside = NULL, *worst_domain = NULL;
+    *v = (ln_verdict){.verdict = k->bound ? LN_PASS : LN_NONE,
+                      .input = LN_INPUT_OK,
+                      .domain = "ok",
+                      .bound = NAN,
+                      .error = NAN,
+                      .failed_on = ""};
+    const ln_run_record *run = p->run && p->run->k == k ? p->run : NULL;
+    const char *output = ln_op_is_backward(p->c.op) ? "dx" : "y";
+    double worst_ratio = -1, case_bound = 0, worst_bound = NAN, worst_error = NAN, error_aside = NAN;
+    const char *first_aside = NULL, *worst_domain = NULL, *worst_on = "";
     int broke_promise = 0;
-    for (size_t r = 0; r < p->c.rows; r++)
-        if (p->input && p->input[r] != LN_INPUT_OK) {
-            v->input = (ln_input)p->input[r];
-            outside = input_domains[v->input]; /* a degenerate input decides the case: never pass or fail */
-            break;
-        }
-    for (size_t r = 0; r < p->c.rows && k->bound; r++) {
-        double bound, error;
+    for (size_t r = 0; r < p->c.rows; r++) {
+        if (p->input && p->input[r] != LN_INPUT_OK && v->input == LN_INPUT_OK) v->input = (ln_input)p->input[r];
+        double bound, error, limit = NAN;
         size_t col, mismatch;
-        const char *dom = judge_row(k, p, y, r, &bound, &error, &col, &mismatch);
-        if (dom && !outside) outside = dom;
-        if (!(error <= v->error)) v->error = error; /* NaN (no finite pair) passes over */
-        /* Outside its domain, a kernel that agrees on non-finite outputs still must, on finite inputs. */
-        int broken = v->input != LN_INPUT_OK ? 0
-                     : dom                   ? mismatch && k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0
-                                             : error > bound;
-        double ratio = broken ? INFINITY : dom ? 0 : error / bound;
-        if (!dom) case_bound = fmax(case_bound, bound);
+        const char *dom = judge_row(k, p, y, r, &bound, &error, &col, &mismatch), *on = output;
+        int finite_input = !(p->input && p->input[r] != LN_INPUT_OK);
+        /* A row is set aside when its input degenerated or it lies outside the domain; the others
+         * are judged one by one. Non-finite outputs where the reference's are finite break the
+         * promise whatever the bound (none claimed, or one too large to judge by). */
+        int broken = finite_input && mismatch &&
+                     (!dom || bound_condition(dom) || (k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0));
+        if (!dom && k->bound && error > bound) broken = 1;
+        if (!broken && !dom && run && !ln_op_is_backward(p->c.op) &&
+            stats_break(p, run, r, k->bound ? bound : NAN, &on, &error, &limit))
+            broken = 1, bound = limit;
+        if (dom) {
+            v->rows_set_aside++;
+            if (!first_aside) first_aside = dom;
+            if (!(error <= error_aside)) error_aside = error;
+        } else {
+            v->rows_judged++;
+            case_bound = fmax(case_bound, bound);
+            if (!(error <= v->error)) v->error = error; /* NaN (no finite pair) passes over */
+        }
         broke_promise |= broken;
+        double ratio = broken ? INFINITY : dom ? 0 : error / bound;
         if (ratio > worst_ratio) {
-            worst_ratio = ratio, worst_bound = bound, worst_error = error, worst_domain = dom;
+            worst_ratio = ratio, worst_bound = bound, worst_error = error, worst_domain = dom, worst_on = on;
             v->row = r, v->col = col;
         }
     }
-    if (!k->bound) {
-        if (outside) v->verdict = LN_OUTSIDE, v->domain = outside;
+    if (!v->rows_judged) v->error = error_aside;
+    if (run && run->wrote) {
+        /* a kernel that changes its const inputs breaks the contract whatever its outputs */
+        v->verdict = LN_FAIL, v->failed_on = "input-written";
+        v->error = worst_error, v->bound = worst_bound;
         return;
     }
     if (broke_promise) {
@@ -522,12 +699,13 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
         v->verdict = LN_FAIL;
         v->error = worst_error;
         v->bound = worst_bound;
+        v->failed_on = worst_on;
         if (worst_domain) v->domain = worst_domain;
-    } else if (outside) {
+    } else if (!v->rows_judged) {
         v->verdict = LN_OUTSIDE;
-        v->domain = outside;
-    } else {
-        v->bound = case_bound; /* every row within its own bound, so within the largest */
+        v->domain = first_aside;
+    } else if (k->bound) {
+        v->bound = case_bound; /* every judged row within its own bound, so within the largest */
     }
 }
 

@@ -53,7 +53,19 @@ typedef struct {
     double *given_mean, *given_rstd;
     void *dxs_ref;
     double *dxs_hi, *dxs_lo;
+    /* What the last ln_measure_kernel on this case saw of its kernel beyond y, for ln_judge:
+     * NULL on a case built by hand (nothing more is then judged). */
+    struct ln_run_record *run;
 } ln_prepared;
+
+/* The last kernel run on a case (ln_measure_kernel) as ln_judge needs it: the statistics it
+ * returned (forward ops; the not-written NaN where it wrote none) and the first const input it
+ * changed ("x", "gamma", "beta", "dy", "mean", "rstd"; NULL when none). */
+typedef struct ln_run_record {
+    const ln_kernel *k;
+    double *mean, *rstd; /* rows each */
+    const char *wrote;
+} ln_run_record;
 
 /* Errors of one kernel on one case (see docs/metrics.md for the definitions). */
 typedef struct {
@@ -88,15 +100,36 @@ typedef struct {
                             * for a fail, else the largest over rows */
     size_t row, col;    /* the deciding row (largest error over bound, or a non-finite output)
                             * and its element with the largest error */
+    /* rows judged against the bound, and rows set aside (a degenerate input or a row outside
+     * the domain): the case's verdict is its worst judged row's */
+    size_t rows_judged, rows_set_aside;
+    /* what decided a fail: "y" (dx for the backward ops), "mean", "rstd", or "input-written"
+     * (the kernel changed a const input); "" otherwise */
+    const char *failed_on;
 } ln_verdict;
+
+/* The peak memory in bytes of one case of op on rows x D values of dtype t, run and judged:
+ * the case's arrays (inputs, references, outputs and the copies a kernel is given), and the
+ * reference's working storage for one row (MPFR numbers for every element of it). Constants
+ * measured (peak resident size over D, docs/metrics.md), rounded up. */
+double ln_case_bytes(ln_op op, ln_dtype t, size_t rows, size_t D);
 
 /* Generates inputs and the reference for c. Returns 0, or -1 with a message on stderr. */
 int ln_prepare(const ln_case *c, ln_prepared *p);
 void ln_prepared_free(ln_prepared *p);
 
-/* Runs k (its dtype must equal p->c.dtype) on p's inputs and measures it. If y_out is not
- * NULL it receives the kernel's output (rows x D of the dtype). */
+/* Runs k (its dtype must equal p->c.dtype) on copies of p's inputs and measures it. If y_out is
+ * not NULL it receives the kernel's output (rows x D of the dtype). A kernel that changes one of
+ * its const inputs is named on stderr and fails (ln_judge); the case's own inputs stay pristine
+ * for the kernels after it and for the judge. */
 void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out);
+
+/* With ln_isolate_kernels set, each kernel runs in a child process (its outputs come back
+ * through shared memory): a kernel that crashes or ends the process (exit, abort) cannot take
+ * the run with it. The child's death is then reported to ln_kernel_died (which must not return;
+ * NULL: a message and exit 1). */
+extern int ln_isolate_kernels;
+extern void (*ln_kernel_died)(const ln_kernel *k, const char *how);
 
 /* The error metrics of y against p's reference (also used for outputs computed elsewhere). */
 void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e);

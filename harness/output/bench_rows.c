@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+#include "outfile.h"
 #include "tuning.h"
 
 /* Case i's rate over that of probe-copy at the same size and thread count (a 16-bit kernel's or
@@ -31,7 +32,8 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         if (!r->ran[i]) continue;
         double fraction = bw_fraction(r, i);
         const ln_format *fmt = ln_fmt(c->dtype);
-        fprintf(f, "%s,%s,%zu,%zu,%zu,%s,", c->label, fmt->name, c->D, c->rows, c->xbytes, ln_bench_regime(c->size));
+        ln_out_csv_field(f, c->label); /* a plugin's kernel name may hold a comma */
+        fprintf(f, ",%s,%zu,%zu,%zu,%s,", fmt->name, c->D, c->rows, c->xbytes, ln_bench_regime(c->size));
         if (c->what == LN_BENCH_KERNEL) fprintf(f, "%s,%g,", c->dist->spec, c->eps);
         else fputs(",,", f);
         char params[512];

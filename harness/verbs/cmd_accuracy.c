@@ -59,14 +59,14 @@ static const char csv_header[] =
     "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
     "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,bound,verdict,domain,input,op,"
     "dgamma_max_ulp,dgamma_max_norm,dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,saved_stats,"
-    "dx_saved_max_ulp,dx_saved_max_norm,ref_seconds";
+    "dx_saved_max_ulp,dx_saved_max_norm,rows_judged,rows_set_aside,failed_on,ref_seconds";
 
 static volatile sig_atomic_t interrupted;
 
 static void on_sigint(int sig)
 {
-    (void)sig;
-    interrupted = 1; /* SA_RESETHAND: a second Ctrl-C ends the program at once */
+    if (interrupted) ln_out_remove_on_signal(sig); /* a second Ctrl-C ends the program at once, files removed */
+    interrupted = 1;
 }
 
 static double now_seconds(void)
@@ -88,31 +88,25 @@ static ln_npy_array read_vector(const char *path, const char *flag)
     return a;
 }
 
-/* Refuses cases that cannot fit: x, y_ref, the kernel's y (and a dump copy) in the dtype, plus
- * y_hi and y_lo in double, against the machine's physical memory. */
-static void check_memory(size_t rows, size_t D, size_t elem_size)
+/* Refuses cases that cannot fit: the measured peak of one case (ln_case_bytes) against the
+ * machine's physical memory, before any work. */
+static void check_memory(size_t rows, size_t D, ln_dtype t)
 {
-    size_t per = 3 * elem_size + 2 * sizeof(double);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 1e18;
-    double need = (double)rows * (double)D * (double)per;
+    double need = ln_case_bytes(ln_cli_op, t, rows, D);
     if (need > 0.75 * phys)
-        ln_die_usage("%zu rows x D %zu needs %.3g GiB for one case; this machine has %.3g GiB: use fewer --rows", rows,
-                     D, need / 1073741824.0, phys / 1073741824.0);
+        ln_die_usage("%zu rows x D %zu needs %.3g GiB for one case; this machine has %.3g GiB: use fewer --rows or a "
+                     "smaller --D",
+                     rows, D, need / 1073741824.0, phys / 1073741824.0);
 }
 
-/* dist specs may hold ':' and '/' (file:PATH); folder names keep [A-Za-z0-9.+-] and use '_'. */
+/* dist specs may hold ':' and '/' (file:PATH): the folder name keeps [A-Za-z0-9.+-] and uses '_'. */
 static void dump_folder(char *buf, size_t len, const char *dir, ln_dtype t, const char *dist, size_t D, size_t rows,
                         double eps)
 {
     char safe[96];
-    size_t i = 0;
-    for (; dist[i] && i + 1 < sizeof safe; i++) {
-        char ch = dist[i];
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || strchr(".+-", ch);
-        safe[i] = ok ? ch : '_';
-    }
-    safe[i] = 0;
+    ln_out_safe_name(safe, sizeof safe, dist);
     snprintf(buf, len, "%s/%s_%s_D%zu_rows%zu_eps%g", dir, ln_fmt(t)->name, safe, D, rows, eps);
 }
 
@@ -137,22 +131,6 @@ static void dump_inputs(const char *folder, const ln_prepared *p)
     }
     dump_array(folder, "y_ref", c->dtype, 2, c->rows, c->D, p->y_ref);
     dump_array(folder, "y_exact", LN_F64, 2, c->rows, c->D, p->y_hi);
-}
-
-/* A CSV field, quoted (quotes doubled) only when it holds a comma, a quote or a line break:
- * possible only in a file: path. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 typedef struct {
@@ -365,9 +343,9 @@ static size_t rows_of(const run_options *o, const ln_dist *d)
  * this shard writes. */
 static void check_shapes(run_options *o)
 {
-    size_t max_size = 0;
+    ln_dtype widest = o->dtypes[0];
     for (size_t i = 0; i < o->ndt; i++)
-        if (ln_fmt(o->dtypes[i])->size > max_size) max_size = ln_fmt(o->dtypes[i])->size;
+        if (ln_fmt(o->dtypes[i])->size > ln_fmt(widest)->size) widest = o->dtypes[i];
     for (size_t j = 0; j < o->ndist; j++) {
         for (size_t s = 0; s < shapes_of(o, &o->dists[j]); s++) {
             size_t D = D_of(o, &o->dists[j], s);
@@ -375,7 +353,7 @@ static void check_shapes(run_options *o)
                 ln_die_usage("--gamma: file '%s' holds %zu values; D is %zu", o->gamma_path, o->gamma_file.cols, D);
             if (o->beta_path && o->beta_file.cols != D)
                 ln_die_usage("--beta: file '%s' holds %zu values; D is %zu", o->beta_path, o->beta_file.cols, D);
-            check_memory(rows_of(o, &o->dists[j]), D, max_size);
+            check_memory(rows_of(o, &o->dists[j]), D, widest);
         }
     }
     /* the cases in run order (dtype, dist, shape, eps), as run_all numbers them */
@@ -429,11 +407,13 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
 {
     char eps[32];
     exact_decimal(eps, sizeof eps, cs->eps);
-    fprintf(f,
-            "FAIL %s %s dist=%s D=%zu rows=%zu eps=%s: error %.6g u > bound %.6g u (domain %s), row %zu col %zu; dump: "
-            "lnbench accuracy --kernels ",
-            k->name, ln_fmt(cs->dtype)->name, cs->dist.spec, cs->D, cs->rows, eps, v->error, v->bound, v->domain,
-            v->row, v->col);
+    fprintf(f, "FAIL %s %s dist=%s D=%zu rows=%zu eps=%s: ", k->name, ln_fmt(cs->dtype)->name, cs->dist.spec, cs->D,
+            cs->rows, eps);
+    if (!strcmp(v->failed_on, "input-written")) fputs("the kernel changed one of its const inputs", f);
+    else
+        fprintf(f, "%s error %.6g u > bound %.6g u (domain %s)", *v->failed_on ? v->failed_on : "y", v->error, v->bound,
+                v->domain);
+    fprintf(f, ", row %zu col %zu; dump: lnbench accuracy --kernels ", v->row, v->col);
     shell_arg(f, k->name);
     fputs(" --dist ", f);
     shell_arg(f, cs->dist.spec);
@@ -451,8 +431,9 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
 static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v,
                           const ln_prepared *p, double ref_seconds)
 {
-    fprintf(f, "%s,%s,", k->name, ln_fmt(cs->dtype)->name);
-    csv_field(f, cs->dist.spec);
+    ln_out_csv_field(f, k->name); /* a plugin's kernel name may hold anything */
+    fprintf(f, ",%s,", ln_fmt(cs->dtype)->name);
+    ln_out_csv_field(f, cs->dist.spec);
     double kappa_max = ln_kappa_max(p), dgamma_kappa = p->dgamma_kappa, dbeta_kappa = p->dbeta_kappa;
     /* ref_seconds last: the one column that differs between two runs of the same cases */
     fprintf(
@@ -462,9 +443,13 @@ static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const 
         er->rstd_relerr, kappa_max, v->bound, ln_verdict_names[v->verdict], v->domain, ln_input_names[v->input]);
     fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", ln_op_name(cs->op), er->dgamma_max_ulp, er->dgamma_max_norm,
             er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa, dbeta_kappa);
-    if (cs->saved_kernel) fprintf(f, "kernel:%s", cs->saved_kernel->name);
-    else if (ln_op_is_backward(cs->op)) fputs(cs->saved_f32 ? "f32" : "f64", f);
-    fprintf(f, ",%.17g,%.17g,%.17g\n", er->dx_saved_max_ulp, er->dx_saved_max_norm, ref_seconds);
+    if (cs->saved_kernel) {
+        char saved[512];
+        snprintf(saved, sizeof saved, "kernel:%s", cs->saved_kernel->name);
+        ln_out_csv_field(f, saved);
+    } else if (ln_op_is_backward(cs->op)) fputs(cs->saved_f32 ? "f32" : "f64", f);
+    fprintf(f, ",%.17g,%.17g,%zu,%zu,%s,%.17g\n", er->dx_saved_max_ulp, er->dx_saved_max_norm, v->rows_judged,
+            v->rows_set_aside, v->failed_on, ref_seconds);
 }
 
 static void print_table_header(void)
@@ -475,9 +460,13 @@ static void print_table_header(void)
 
 static void print_table_row(const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v)
 {
-    printf("%-28s %-14s %6zu %-7g %10.3g %10.3g %8.4f %10.3g %9zu %10.3g  %s%s%s\n", k->name, cs->dist.spec, cs->D,
+    char aside[64] = ""; /* rows judged one by one: say how many were not */
+    if (v->rows_set_aside && v->rows_judged)
+        snprintf(aside, sizeof aside, " (%zu of %zu rows set aside)", v->rows_set_aside, cs->rows);
+    printf("%-28s %-14s %6zu %-7g %10.3g %10.3g %8.4f %10.3g %9zu %10.3g  %s%s%s%s\n", k->name, cs->dist.spec, cs->D,
            cs->eps, er->max_ulp, er->mean_ulp, er->cr_frac, er->max_norm, er->nonfinite, v->bound,
-           ln_verdict_names[v->verdict], strcmp(v->domain, "ok") ? " " : "", strcmp(v->domain, "ok") ? v->domain : "");
+           ln_verdict_names[v->verdict], strcmp(v->domain, "ok") ? " " : "", strcmp(v->domain, "ok") ? v->domain : "",
+           aside);
     fflush(stdout);
 }
 
@@ -489,9 +478,21 @@ typedef struct {
     size_t failed;
 } run_state;
 
+/* The run as far as it went, for a kernel that takes its process down with it. */
+typedef struct {
+    run_options *o;
+    run_state *st;
+    ln_outfile *out, *meta;
+    int argc;
+    char **argv;
+    const ln_case *cs;
+} live_run;
+static live_run live;
+
 /* One case: the reference once, then every kernel of its dtype measured, judged and written. */
 static void run_case(const run_options *o, const ln_case *cs, run_state *st)
 {
+    live.cs = cs;
     progress_show(&st->pr, "reference", cs->dist.spec, cs->D, cs->eps);
     ln_prepared p;
     double t0 = now_seconds();
@@ -510,11 +511,16 @@ static void run_case(const run_options *o, const ln_case *cs, run_state *st)
         progress_show(&st->pr, kern->name, cs->dist.spec, cs->D, cs->eps);
         ln_errors er;
         ln_verdict v;
+        /* a plugin's kernel runs in a process of its own: one that crashes or exits keeps the
+         * rows before it (a built-in kernel, tested code, runs in-process: a fork costs about a
+         * third of a reference per kernel, docs/metrics.md) */
+        ln_isolate_kernels = ln_kernel_find(kern->name) != kern;
         ln_measure_kernel(kern, &p, &er, y);
         ln_judge(kern, &p, y, &v);
         if (o->dump_dir) {
-            char name[128];
-            snprintf(name, sizeof name, "y_%s", kern->name);
+            char name[128], safe[120];
+            ln_out_safe_name(safe, sizeof safe, kern->name); /* a plugin's name cannot leave the folder */
+            snprintf(name, sizeof name, "y_%s", safe);
             dump_array(folder, name, cs->dtype, 2, cs->rows, cs->D, y);
         }
         write_csv_row(st->csv, kern, cs, &er, &v, &p, ref_seconds);
@@ -560,6 +566,32 @@ static void run_all(const run_options *o, run_state *st)
         }
 }
 
+/* The metadata and the CSV of the rows done so far, put in place. */
+static void commit_results(run_options *o, ln_outfile *out, ln_outfile *meta, int argc, char **argv)
+{
+    char shard[32]; /* K/N, so that a merge of the shards can tell which are missing */
+    snprintf(shard, sizeof shard, "%u/%u", o->shard.index + 1, o->shard.count);
+    /* main passes argv + 1: include the program */
+    ln_meta_write_json_extra(meta->f, o->seed, argc + 1, argv - 1, "shard", shard);
+    fputc('\n', meta->f);
+    ln_out_commit(meta);
+    ln_out_commit(out);
+}
+
+/* A kernel crashed or ended its process (it ran in a child, ln_isolate_kernels): the rows
+ * before it are kept, the run ends with status 3. */
+static _Noreturn void kernel_died(const ln_kernel *k, const char *how)
+{
+    const ln_case *cs = live.cs;
+    progress_clear(&live.st->pr);
+    fprintf(stderr, "lnbench: kernel %s %s on %s dist=%s D=%zu rows=%zu eps=%g; the %zu rows before it are in %s\n",
+            k->name, how, ln_fmt(cs->dtype)->name, cs->dist.spec, cs->D, cs->rows, cs->eps, live.st->pr.done,
+            live.o->out_path);
+    commit_results(live.o, live.out, live.meta, live.argc, live.argv);
+    fflush(stdout);
+    exit(3);
+}
+
 int cmd_accuracy(int argc, char **argv)
 {
     run_options o;
@@ -580,7 +612,7 @@ int cmd_accuracy(int argc, char **argv)
     ln_out_open(&meta, meta_path); /* opened now so that a long run cannot end unwritable */
     fprintf(out.f, "%s\n", csv_header);
 
-    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND};
+    struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN); /* `lnbench accuracy | head`: the table is lost, the CSV still written */
@@ -589,15 +621,12 @@ int cmd_accuracy(int argc, char **argv)
                     .failures = tmpfile()};
     if (!st.failures) ln_die("cannot create a temporary file for --check");
     if (!o.quiet) print_table_header();
+    live = (live_run){.o = &o, .st = &st, .out = &out, .meta = &meta, .argc = argc, .argv = argv};
+    ln_kernel_died = kernel_died;
     run_all(&o, &st);
+    ln_isolate_kernels = 0, ln_kernel_died = NULL;
     progress_clear(&st.pr);
-    char shard[32]; /* K/N, so that a merge of the shards can tell which are missing */
-    snprintf(shard, sizeof shard, "%u/%u", o.shard.index + 1, o.shard.count);
-    /* main passes argv + 1: include the program */
-    ln_meta_write_json_extra(meta.f, o.seed, argc + 1, argv - 1, "shard", shard);
-    fputc('\n', meta.f);
-    ln_out_commit(&meta);
-    ln_out_commit(&out);
+    commit_results(&o, &out, &meta, argc, argv);
     if (interrupted) fprintf(stderr, "interrupted: %zu of %zu cases written to %s\n", st.pr.done, o.total, o.out_path);
     else if (!o.quiet) fprintf(stderr, "wrote %zu rows to %s\n", st.pr.done, o.out_path);
     rewind(st.failures);

@@ -56,7 +56,9 @@ static const char *shortest(double v, char *buf, size_t len)
 /* The file stem of a kernel's rows: DIR/<kernel>-D<D>-eps<eps>[-shardKofN]. */
 static void stem(char *buf, size_t len, const char *dir, const ln_kernel *k, size_t D, double eps, ln_shard sh)
 {
-    int n = snprintf(buf, len, "%s/%s-D%zu-eps%g", dir, k->name, D, eps);
+    char safe[256];
+    ln_out_safe_name(safe, sizeof safe, k->name); /* a plugin's name cannot leave DIR */
+    int n = snprintf(buf, len, "%s/%s-D%zu-eps%g", dir, safe, D, eps);
     if (sh.count > 1 && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, "-shard%uof%u", sh.index + 1, sh.count);
 }
@@ -179,17 +181,17 @@ int cmd_hunt(int argc, char **argv)
         stem(st, sizeof st, out_dir, ks[i], cfg.D, cfg.eps, cfg.shard);
         write_vector(st, "gamma", ks[i], cfg.D, r.gamma);
         write_vector(st, "beta", ks[i], cfg.D, r.beta);
-        write_find(st, "ratio", ks[i], cfg.D, cfg.eps, &r, &r.worst_ratio, repro, sizeof repro);
-        write_find(st, "ulp", ks[i], cfg.D, cfg.eps, &r, &r.worst_ulp, repro_ulp, sizeof repro_ulp);
+        /* a find keeps the eps of the built-in row its search started from (the run's, or 0) */
+        write_find(st, "ratio", ks[i], cfg.D, r.worst_ratio.eps, &r, &r.worst_ratio, repro, sizeof repro);
+        write_find(st, "ulp", ks[i], cfg.D, r.worst_ulp.eps, &r, &r.worst_ulp, repro_ulp, sizeof repro_ulp);
         const ln_hunt_find *w = &r.worst_ratio, *u = &r.worst_ulp;
         const char *verdict = !strcmp(u->verdict, "fail") ? "fail" : w->verdict;
         failed |= !strcmp(verdict, "fail");
         double gain = w->ratio / r.builtin_ratio.ratio;
-        printf(
-            "%s D=%zu eps=%g: worst ratio %.4g (max_norm %.4g u, bound %.4g u, kappa %.3g), %.3gx the built-in worst "
-            "%.4g (%s); verdict %s\n",
-            ks[i]->name, cfg.D, cfg.eps, w->ratio, w->max_norm, w->bound, w->kappa, gain, r.builtin_ratio.ratio,
-            r.builtin_ratio_dist, verdict);
+        printf("%s D=%zu eps=%g: worst ratio %.4g%s (max_norm %.4g u, bound %.4g u, kappa %.3g), %.3gx the built-in "
+               "worst %.4g (%s); verdict %s\n",
+               ks[i]->name, cfg.D, cfg.eps, w->ratio, w->eps != cfg.eps ? " at eps 0" : "", w->max_norm, w->bound,
+               w->kappa, gain, r.builtin_ratio.ratio, r.builtin_ratio_dist, verdict);
         printf("  worst max_ulp %.10g%s (built-in worst %.10g, %s)%s\n", u->max_ulp,
                u->nonfinite ? " and non-finite outputs" : "", r.builtin_ulp.max_ulp, r.builtin_ulp_dist,
                u->max_ulp > 0.5 && r.builtin_ulp.max_ulp < 1 ? ": not correctly rounded" : "");
@@ -198,11 +200,12 @@ int cmd_hunt(int argc, char **argv)
                (unsigned long long)r.evals, r.seconds, w->found_after, u->found_after, st, repro, repro_ulp);
         printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);
         fflush(stdout);
+        ln_out_csv_field(out.f, ks[i]->name); /* a plugin's name may hold a comma */
         fprintf(out.f,
-                "%s,%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%"
+                ",%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%"
                 "u/%u,",
-                ks[i]->name, ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm,
-                w->bound, w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
+                ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm, w->bound,
+                w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
                 r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds, (unsigned long long)r.evals,
                 w->found_after, u->found_after, cfg.shard.index + 1, cfg.shard.count);
         csv_quoted(out.f, repro);

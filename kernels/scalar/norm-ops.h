@@ -88,9 +88,10 @@ static double norm_bound(size_t n, double kappa)
 #define CENTRED (NORM_KIND == NORM_LNBWD)
 
 /* From the saved statistics (mean read only when CENTRED): one pass for sum g and sum g xhat
- * (g = gamma dy, xhat = (x - mean) rstd) that also adds dy xhat and dy into the dgamma, dbeta
- * accumulators; a second pass for dx = rstd (g - mean(g) - xhat mean(g xhat)) (without mean(g)
- * when not CENTRED). */
+ * (g = gamma dy, xhat = (x - mean) rstd); a second pass for dx = rstd (g - mean(g) - xhat
+ * mean(g xhat)) (without mean(g) when not CENTRED) that also adds dy xhat and dy into the dgamma,
+ * dbeta accumulators. The fp32 kernels send a row whose fp32 quantities cannot be used
+ * (ln_bwd_f32_usable: rstd beyond fp32's range, an overflowed x - mean) to the double path. */
 static void norm_forward(const ln_args *a)
 {
     const size_t D = a->D;
@@ -106,13 +107,20 @@ static void norm_forward(const ln_args *a)
             acc_t g = dy * (gam ? (acc_t)ops_load(NORM_DTYPE, gam, i) : 1);
             sg += g;
             sgx += g * xhat;
-            acc[i] += dy * xhat;
-            acc[D + i] += dy;
         }
+#if NORM_ALGO != NORM_ACCURATE
+        if (!ln_bwd_f32_usable(CENTRED ? a->mean[r] : 0, a->rstd[r], sg, sgx)) {
+            ln_bwd_row_f64(NORM_DTYPE, a, r, CENTRED, acc, acc + D);
+            continue;
+        }
+#endif
         acc_t mg = CENTRED ? sg / (acc_t)D : 0, mgx = sgx / (acc_t)D;
         for (size_t i = 0; i < D; i++) {
             acc_t xhat = ((acc_t)ops_load(NORM_DTYPE, a->x, o + i) - mean) * rstd;
-            acc_t g = (acc_t)ops_load(NORM_DTYPE, a->dy, o + i) * (gam ? (acc_t)ops_load(NORM_DTYPE, gam, i) : 1);
+            acc_t dy = ops_load(NORM_DTYPE, a->dy, o + i);
+            acc_t g = dy * (gam ? (acc_t)ops_load(NORM_DTYPE, gam, i) : 1);
+            acc[i] += dy * xhat;
+            acc[D + i] += dy;
             ops_store(NORM_DTYPE, a->dx, o + i, rstd * (g - mg - xhat * mgx));
         }
     }
@@ -129,9 +137,9 @@ static double norm_bound(size_t n, double kappa)
 }
 
 #if NORM_ALGO == NORM_NAIVE
-#define NORM_HOW                                                                          \
-    "fp32: one pass for sum g, sum g xhat (and dgamma, dbeta over rows), one for dx; dx " \
-    "normwise error 2 (n + 8) kappa u"
+#define NORM_HOW                                                                                   \
+    "fp32: one pass for sum g, sum g xhat, one for dx (and dgamma, dbeta over rows); rows beyond " \
+    "fp32's range redone in double; dx normwise error 2 (n + 8) kappa u"
 #elif NORM_ALGO == NORM_ACCURATE
 #define NORM_HOW                                                                              \
     "fp32 storage, double sums and products (dgamma, dbeta summed over rows in double), one " \

@@ -6,8 +6,9 @@
  * Sums run in 4 vector accumulators of W lanes with fused multiply-adds, the lanes summed in
  * double at the end: each lane adds about n / (4W) terms, so the sums' relative error is
  * (n / (4W) + 1) u instead of the sequential n u. Backward: ONE pass over dy and x gives
- * sum g, sum g xhat and adds dy xhat, dy into fp32 dgamma, dbeta accumulators; a second pass
- * (from cache for rows that fit) writes dx. */
+ * sum g and sum g xhat; a second pass (from cache for rows that fit) writes dx and adds dy xhat,
+ * dy into fp32 dgamma, dbeta accumulators; rows whose fp32 quantities cannot be used
+ * (ln_bwd_f32_usable) go to the double path. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -105,17 +106,23 @@ static void norm_vec_forward(const ln_args *a)
             size_t k = (i / VF_W) % 4;
             sg[k] = vf_add(sg[k], g);
             sgx[k] = vf_fma(g, xh, sgx[k]);
-            store_at(dga, i, n, vf_fma(d, xh, load_at(dga, i, n)));
-            store_at(dba, i, n, vf_add(load_at(dba, i, n), d));
         }
         double s1 = vf_sum(sg[0]) + vf_sum(sg[1]) + vf_sum(sg[2]) + vf_sum(sg[3]);
         double s2 = vf_sum(sgx[0]) + vf_sum(sgx[1]) + vf_sum(sgx[2]) + vf_sum(sgx[3]);
+        /* rstd beyond fp32, an overflowed x - mean (or a padding lane's -mean rstd times 0: NaN):
+         * the row in double, before dx, dgamma or dbeta take anything from it */
+        if (!ln_bwd_f32_usable(CENTRED ? a->mean[r] : 0.0, a->rstd[r], s1, s2)) {
+            ln_bwd_row_f64(LN_F32, a, r, CENTRED, dga, dba);
+            continue;
+        }
         const vf mg = vf_set1(CENTRED ? (float)(s1 / (double)n) : 0.0f), mgx = vf_set1((float)(s2 / (double)n));
         const int more = r + 1 < a->rows;
         for (size_t i = 0; i < n; i += VF_W) {
             prefetch_row(more ? x + n : NULL, i), prefetch_row(more ? dy + n : NULL, i);
             vf d = load_at(dy, i, n), xh = vf_mul(vf_sub(load_at(x, i, n), vmean), vrstd);
             vf g = gam ? vf_mul(d, load_at(gam, i, n)) : d;
+            store_at(dga, i, n, vf_fma(d, xh, load_at(dga, i, n)));
+            store_at(dba, i, n, vf_add(load_at(dba, i, n), d));
             store_at(dx, i, n, vf_mul(vrstd, vf_sub(vf_sub(g, mg), vf_mul(xh, mgx))));
         }
     }
@@ -131,8 +138,8 @@ static double norm_vec_bound(size_t n, double kappa)
     return ln_bound_norm_bwd(lane_terms(n), kappa, 0x1p-24, 0x1p-24);
 }
 
-#define NORM_VEC_HOW                                                                            \
-    "fp32: one pass over dy, x for sum g, sum g xhat (4W FMA lanes, summed in double) and the " \
-    "fp32 dgamma, dbeta sums; one for dx; dx error 2 (n/(4W) + 9) kappa u"
+#define NORM_VEC_HOW                                                                                \
+    "fp32: one pass over dy, x for sum g, sum g xhat (4W FMA lanes, summed in double); one for dx " \
+    "and the fp32 dgamma, dbeta sums; rows beyond fp32's range in double; dx error 2 (n/(4W) + 9) kappa u"
 
 #endif

@@ -148,8 +148,7 @@ static inline int ln_param(const ln_args *a, const ln_tunable *t, size_t i)
  *   name, dtype, isa (LN_ISA_* bits, 0 portable C), op (ln_op), forward, bound, domain,
  *   agrees_nonfinite, tunables (LN_TUNABLES(table) or LN_NO_TUNABLES) and how, the one-line
  *   description, whose bound part tests/test_claims.c checks against bound().
- * LN_SIMD_KERNEL (the vector layers, vec.h) names a template's kernel after the ISA it is built
- * for; LN_PEER_KERNEL defines a peer library's kernel (kernels/ext: external, any row claimed, no
+ * LN_SIMD_KERNEL (below) names a template's kernel after the ISA it is built for; LN_PEER_KERNEL defines a peer library's kernel (kernels/ext: external, any row claimed, no
  * agreement on non-finite outputs promised, usable its run-time condition or NULL). */
 #define LN_TUNABLES(table) (table)
 #define LN_NO_TUNABLES NULL
@@ -164,6 +163,11 @@ static inline int ln_param(const ln_args *a, const ln_tunable *t, size_t i)
     const ln_kernel id = {LN_KERNEL_FIELDS(name, dtype, 0, op, forward, bound, ln_domain_any_row, 0, NULL, how), \
                           .external = 1, .usable = (usable_)}
 _Static_assert(sizeof(ln_tunable) > sizeof(void *), "LN_NO_TUNABLES (NULL) must count 0 tunables");
+/* The ln_kernel of a template's algorithm (kernels/simd/) for the ISA the including file is built
+ * for: its name is prefix-<isa> (e.g. "f32-shifted-avx2"), its isa the layer's bits (LN_VEC_NAME
+ * and LN_VEC_ISA, which every vector layer defines); every other field is an argument. */
+#define LN_SIMD_KERNEL(id, prefix, dtype, op, ...) \
+    LN_KERNEL_DEFINE(id, prefix "-" LN_VEC_NAME, dtype, LN_VEC_ISA, op, __VA_ARGS__)
 
 /* Kernels from outside: a shared library loaded with `lnbench --plugin lib.so` exports
  *     const ln_plugin ln_plugin_kernels = {LN_ABI_VERSION, count, kernels};

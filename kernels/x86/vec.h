@@ -194,12 +194,6 @@ LN_INLINE void vec_prefetch_l2(const void *p) { _mm_prefetch((const char *)p, _M
  * next: every kernel that streamed calls it once before returning. */
 LN_INLINE void vec_stream_fence(void) { _mm_sfence(); }
 
-/* The ln_kernel of a template's algorithm for the ISA the including file is built for: its name
- * is prefix-<isa> (e.g. "f32-shifted-avx2"), its isa the layer's bits; every other field is an
- * argument (LN_KERNEL_DEFINE, kernel.h). */
-#define LN_SIMD_KERNEL(id, prefix, dtype, op, ...) \
-    LN_KERNEL_DEFINE(id, prefix "-" LN_VEC_NAME, dtype, LN_VEC_ISA, op, __VA_ARGS__)
-
 /* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
  * written with ordinary stores before the non-temporal ones. */
 LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)

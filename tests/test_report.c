@@ -217,7 +217,7 @@ static void test_compare_exit_status(void **state)
     char *csv = slurp(test_path("compare.csv"));
     assert_null(strstr(csv, "ext-onednn-f32/D:768/rows:341,cache,6,6,24.9704,25.2099,1.00959,0.393939,slower"));
     free(csv);
-    expect_in("cmp", "4 slower, 0 faster, 2 same", NULL);
+    expect_in("cmp", "4 slower, 0 faster, 0 inconclusive, 2 same", NULL);
     char *out = slurp(test_path("cmp"));
     assert_null(strchr(out, '\033')); /* not a terminal: no colour codes */
     free(out);
@@ -240,7 +240,7 @@ static void test_compare_op_runs(void **state)
     /* the op run's kernel is gated, named with its op */
     assert_int_equal(compare("ops-base", "ops-slow", ""), 1);
     expect_in("cmp", "RMSNorm (rmsnorm):", "slower: rmsnorm f32-rmsnorm-accurate-scalar/D:768/rows:341",
-              "rmsnorm: geomean ratio over 2 kernel benchmarks", "1 slower, 0 faster, 7 same", NULL);
+              "rmsnorm: geomean ratio over 2 kernel benchmarks", "1 slower, 0 faster, 0 inconclusive, 7 same", NULL);
     /* each run's probes stay with their op: 6 repetitions a side, not the two runs' 12 pooled */
     expect_in("compare.csv", "f32-rmsnorm-accurate-scalar,f32-rmsnorm-accurate-scalar/D:768/rows:341,cache,6,6,",
               ",slower,GB/s,rmsnorm\n", "probe-copy,probe-copy/bytes:1M,cache,6,6,47.7",

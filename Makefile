@@ -88,6 +88,20 @@ $(file >$(META_STAMP),$(DEFS))
 endif
 endif
 
+# Every object and binary depends on a stamp of the flags they are built with (compilers, options,
+# sanitizers, -march=native, the peers compiled in and linked: PEERS, TORCH, NATIVE, SAN, CC, ...),
+# rewritten only when they change, so a changed flag rebuilds what it affects and never links
+# objects of two configurations. The commit is left out: it changes meta.o alone (above).
+FLAGS_STAMP := $(BUILD)/.build-flags
+BUILD_FLAGS := $(CC) | $(CXX) | $(CFLAGS_BASE) $(SANFLAGS) $(EXTRA_CFLAGS) | $(CXXFLAGS_BASE) | \
+               $(filter-out -DLN_GIT_COMMIT=%,$(DEFS)) | $(LDFLAGS) $(LDLIBS)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifneq ($(file <$(FLAGS_STAMP)),$(BUILD_FLAGS))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(BUILD_FLAGS))
+endif
+endif
+
 CFLAGS := $(CFLAGS_BASE) $(DEFS) $(SANFLAGS) $(EXTRA_CFLAGS)
 CXXFLAGS := $(CXXFLAGS_BASE) $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
@@ -118,6 +132,7 @@ $(BUILD)/kernels/ext/torch.o: CXXFLAGS += $(if $(filter clang%,$(CXX)),-Wno-c99-
 all: lnbench
 
 $(BUILD)/harness/output/meta.o: $(META_STAMP)
+$(LIB_OBJ) $(BUILD)/harness/main.o $(BUILD)/lnbench $(TEST_BIN): $(FLAGS_STAMP)
 
 $(BUILD)/common/%.o: LAYER_INC = $(INC_common)
 $(BUILD)/kernels/%.o: LAYER_INC = $(INC_kernels)
@@ -137,7 +152,7 @@ $(BUILD)/liblnbench.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/lnbench: $(BUILD)/harness/main.o $(BUILD)/liblnbench.a
-	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CXX) $(LDFLAGS) $(filter-out $(FLAGS_STAMP),$^) $(LDLIBS) -o $@
 
 lnbench: $(BUILD)/lnbench
 	cp $< $@
@@ -163,35 +178,37 @@ $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
-# cache- and memory-resident inputs, probes beside), the same for the other ops, smaller
-# (bench-ops, below), and a one-line-per-kernel summary per op, all in
+# cache- and memory-resident inputs, probes beside, at 1 thread and at every core), the same for
+# the other ops, smaller (bench-ops, below), and a one-line-per-kernel summary per op, all in
 # $(RESULTS)/, then the sweeps, figures and report (REPORT.md, report.html), and a copy of the
-# results in $(RESULTS)/history/<machine>/<date>-<commit>/. QUICK=1: 2 D, 3 repetitions,
-# shorter min time. Budget: docs/timing.md. BENCH_ARGS=... adds flags to the timing run.
+# results in $(RESULTS)/history/<machine>/<date>-<commit>/. Every timing sweep takes 10
+# repetitions: the fewest at which lnbench compare, after its correction for the ~500 tests of
+# two such runs, can call a change significant (docs/timing.md); memory at 64 MiB, where the
+# probes already stream from memory, so that a repetition costs its min time. QUICK=1: 2 D,
+# 3 repetitions (compare calls changes between QUICK runs inconclusive), shorter min time.
+# Budget: docs/timing.md. BENCH_ARGS=... adds flags to the LayerNorm timing run.
 BENCH_ACCURACY_DISTS := normal,offset:1e4,offset:1e6,const,outlier:1000
+# 1 and every core (BENCH_THREADS=1: one thread only)
+BENCH_THREADS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 1 ] && echo 1,$$n || echo 1)
 ifeq ($(QUICK),1)
 BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096 --rows 4
-BENCH_TIMING_FLAGS := --D 768,4096 --bytes 1M,256M --max-call-seconds 0.2 \
+BENCH_TIMING_FLAGS := --D 768,4096 --bytes 1M,64M --max-call-seconds 0.2 --threads $(BENCH_THREADS) \
                       --benchmark_repetitions=3 --benchmark_min_time=0.02
 else
 BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096
-BENCH_TIMING_FLAGS := --D 768,1024,4096,8192,16384 --bytes 1M,256M --max-call-seconds 0.5 \
-                      --benchmark_repetitions=5 --benchmark_min_time=0.05
+BENCH_TIMING_FLAGS := --D 768,1024,4096,16384 --bytes 1M,64M --max-call-seconds 0.2 --threads $(BENCH_THREADS) \
+                      --benchmark_repetitions=10 --benchmark_min_time=0.02
 endif
 # The other operators (docs/ops.md) after the LayerNorm runs: per op a small accuracy sweep (D 768,
-# 3 distributions) and timing run (D 1024, 4096, cache and memory, 3 repetitions) of every kernel,
+# 3 distributions) and timing run (D 1024, 4096, cache and memory, 10 repetitions) of every kernel,
 # each written whole to its own files in $(RESULTS)/ops/ (scripts/bench-ops.sh), so a rerun
 # replaces them; report, summary, merge and compare read a results folder with its ops/ (make
-# bench clears ops/ first, so the folder holds one run). BENCH_THREADS (default 1,2
-# on a machine with 2 CPUs or more, else 1) is the rmsnorm run's --threads: one run times its
-# kernels and the probes at each count, the report's "Scaling with threads" section (for every
-# LayerNorm kernel too: BENCH_ARGS='--threads 1,2', twice the timing). Budget: about 40 s on the
-# 2-core VM (accuracy ~10 s, timing ~10 s an op).
+# bench clears ops/ first, so the folder holds one run). The rmsnorm run times at BENCH_THREADS
+# too. Budget: about 40 s on the 2-core VM (accuracy ~10 s, timing ~10 s an op).
 BENCH_OPS := rmsnorm layernorm-bwd rmsnorm-bwd
-BENCH_THREADS ?= $(if $(filter-out 0 1,$(shell nproc 2>/dev/null || echo 1)),1$(comma)2,1)
 BENCH_OPS_ACCURACY_FLAGS := --dist normal,offset:1e4,outlier:1000 --D 768
-BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=3 \
-                          --benchmark_min_time=0.02
+BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=10 \
+                          --benchmark_min_time=0.01
 .PHONY: bench bench-ops compare history
 bench: $(BUILD)/lnbench lnbench
 	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
@@ -273,13 +290,14 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
 	$(CC) $(CFLAGS) $(INC_all) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
 
 # `make hunt`: `lnbench hunt` over every kernel this CPU runs, HUNT_SECONDS of search each at
-# D = HUNT_D (a few minutes in all): the rows in $(RESULTS)/hunt/, one line per kernel in
-# $(RESULTS)/hunt.csv (results/README.md; docs/hunt.md). Exit status 1 when a kernel broke its bound.
+# D = HUNT_D (a list; a few minutes in all): the rows and one line per kernel and D in
+# $(RESULTS)/hunt/hunt.csv, where `lnbench hunt` writes it too (results/README.md; docs/hunt.md).
+# Exit status 1 when a kernel broke its bound.
 HUNT_SECONDS ?= 4
 HUNT_D ?= 768
 .PHONY: hunt
 hunt: $(BUILD)/lnbench
-	$(BUILD)/lnbench hunt --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt --csv $(RESULTS)/hunt.csv
+	$(BUILD)/lnbench hunt --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt
 
 # Figures and report from a run's results (gnuplot-nox; see docs/plots.md).
 # `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures

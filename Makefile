@@ -214,11 +214,11 @@ bench: $(BUILD)/lnbench lnbench
 	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
 	@rm -f $(RESULTS)/ops/accuracy-*.csv* $(RESULTS)/ops/bench-*.csv* $(RESULTS)/ops/bench-*.json
 	$(BUILD)/lnbench accuracy --quiet $(BENCH_ACCURACY_FLAGS) --out $(RESULTS)/accuracy.csv
-	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(BENCH_ARGS)
-	@$(MAKE) --no-print-directory bench-ops
+	LNBENCH_SKIP_NOTED=1 $(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(BENCH_ARGS)
+	@LNBENCH_SKIP_NOTED=1 $(MAKE) --no-print-directory bench-ops
 	@echo
 	@$(BUILD)/lnbench summary $(RESULTS)
-	@$(MAKE) --no-print-directory sweeps report history
+	@LNBENCH_SKIP_NOTED=1 $(MAKE) --no-print-directory sweeps report history
 	@echo "make bench: $$(( $$(date +%s) - $$(cat $(BUILD)/.bench-start) )) s wall time; results in $(RESULTS)/"
 
 bench-ops: $(BUILD)/lnbench

@@ -56,8 +56,9 @@ static void write_run(const char *dir, int nkernels, int reps, double noise, con
                         if (k == 0 && slow) base *= factor;
                     }
                     if (k < 0 && d) continue;
-                    fprintf(f, "%s  {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", "
-                               "\"bytes_per_second\": %.1f}",
+                    fprintf(f,
+                            "%s  {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", "
+                            "\"bytes_per_second\": %.1f}",
                             first ? "" : ",\n", name, name, base * (1 + noise * jitter(&seed)));
                     first = 0;
                 }
@@ -185,9 +186,8 @@ static void test_two_kernels_of_one_run(void **state)
                         test_path("duel3"), test_dir),
                      0);
     assert_true(out_has("inconclusive (3 and 3 repetitions cannot tell)"));
-    assert_int_equal(sh("'%s' compare --kernels f32-k1-scalar,nope %s >%s/out 2>&1", lnbench, test_path("duel"),
-                        test_dir),
-                     2);
+    assert_int_equal(
+        sh("'%s' compare --kernels f32-k1-scalar,nope %s >%s/out 2>&1", lnbench, test_path("duel"), test_dir), 2);
 }
 
 int main(void)

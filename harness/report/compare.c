@@ -383,7 +383,7 @@ static int reps_needed(double alpha, size_t m)
  * inconclusive (a check that cannot fail says nothing); else same. */
 static const char *verdict_of(const cmp_row *c, double threshold, size_t m)
 {
-    int beyond_down = c->ratio < 1 - threshold, beyond_up = c->ratio > 1 + threshold;
+    int beyond_down = c->ratio<1 - threshold, beyond_up = c->ratio> 1 + threshold;
     if (c->p_adj < P_SIGNIFICANT && beyond_down) return "slower";
     if (c->p_adj < P_SIGNIFICANT && beyond_up) return "faster";
     if ((beyond_down || beyond_up) && c->min_p * (double)m >= P_SIGNIFICANT) return "inconclusive";
@@ -438,6 +438,12 @@ size_t ln_duel_rows(const char *path, const char *ka, const char *kb, ln_duel *o
     run r;
     const char *paths[1] = {path};
     size_t n = 0;
+    if (ln_path_is_dir(path)) { /* a folder without timings: nothing to say, quietly */
+        char *json[MAXPATHS];
+        size_t nj = ln_results_files(path, "bench.json", json, MAXPATHS);
+        for (size_t i = 0; i < nj; i++) free(json[i]);
+        if (!nj) return 0;
+    }
     if (!load_run(&r, paths, 1, 1)) return free_run(&r), 0;
     cmp_row *rows = calloc(r.ns + 1, sizeof *rows);
     if (!rows) ln_die("out of memory");
@@ -537,8 +543,8 @@ int ln_compare(const ln_compare_opts *o)
     /* a new run that lost kernels or a whole op run would otherwise pass unseen */
     size_t lost = missing_in_new(&A, &B, 1);
     if (lost && !o->allow_missing) {
-        fprintf(stderr, "lnbench: compare: %s lacks %zu kernel benchmark%s of %s:\n", B.where, lost, lost == 1 ? "" : "s",
-                A.where);
+        fprintf(stderr, "lnbench: compare: %s lacks %zu kernel benchmark%s of %s:\n", B.where, lost,
+                lost == 1 ? "" : "s", A.where);
         missing_in_new(&A, &B, 0);
         fprintf(stderr, "(a timing file or kernel missing; --allow-missing compares what both have)\n");
         free_run(&A), free_run(&B);
@@ -606,11 +612,12 @@ int ln_compare(const ln_compare_opts *o)
 
     printf("base: %s (commit %s, %s)\nnew:  %s (commit %s, %s)\n", A.where, *A.commit ? A.commit : "?", A.cpu, B.where,
            *B.commit ? B.commit : "?", B.cpu);
-    printf("%s: median over repetitions; ratio = new / base (> 1: new is faster); p: two-sided Mann-Whitney U,\n"
-           "Holm-adjusted over the %zu kernel benchmarks (so that all of them together raise a false alarm less than\n"
-           "%.0f%% of the time). slower / faster: beyond +-%.0f%% with adjusted p < %.2f; inconclusive: beyond +-%.0f%%\n"
-           "but with too few repetitions for any p to reach that; same: otherwise.\n",
-           unit, nk, 100 * P_SIGNIFICANT, 100 * o->threshold, P_SIGNIFICANT, 100 * o->threshold);
+    printf(
+        "%s: median over repetitions; ratio = new / base (> 1: new is faster); p: two-sided Mann-Whitney U,\n"
+        "Holm-adjusted over the %zu kernel benchmarks (so that all of them together raise a false alarm less than\n"
+        "%.0f%% of the time). slower / faster: beyond +-%.0f%% with adjusted p < %.2f; inconclusive: beyond +-%.0f%%\n"
+        "but with too few repetitions for any p to reach that; same: otherwise.\n",
+        unit, nk, 100 * P_SIGNIFICANT, 100 * o->threshold, P_SIGNIFICANT, 100 * o->threshold);
     const char *red = o->color ? "\033[31m" : "", *green = o->color ? "\033[32m" : "",
                *yellow = o->color ? "\033[33m" : "", *reset = o->color ? "\033[0m" : "";
 #define COLOUR(v) (!strcmp(v, "slower") ? red : !strcmp(v, "faster") ? green : !strcmp(v, "inconclusive") ? yellow : "")

@@ -168,7 +168,8 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
     size_t n = kernels_of(F->R, op, dt, rg, all);
     if (!n) return;
     const char *probe = NULL;
-    double limit = ln_regime_limit(&F->R->bench, rg, dt, &probe);
+    double size = NAN;
+    double limit = ln_run_limit(F->R->dir, &F->R->bench, op, rg, F->R->threads, dt, &probe, &size);
     size_t m = family_best(all, n, best);
     for (int detail = 0; detail < 2; detail++) {
         if (detail && n <= m) break; /* the overview already shows every kernel */
@@ -182,7 +183,8 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
         double dlo, dhi, glo, ghi;
         d_range(s, k, &dlo, &dhi, &glo, &ghi);
         if (!isnan(limit) && limit > ghi) ghi = limit;
-        int logy = ghi > 10 * glo;
+        /* linear: on a log axis the top kernels, the ones a reader chooses between, are squashed */
+        int logy = 0;
         write_speed_blocks(f, s, k);
         fprintf(v, "title = \"%s, %s, %s-resident, D %g-%g: %s; %s\"\n", ln_op_title(op), dt, rg, dlo, dhi,
                 detail ? "every kernel, fastest first" : "the fastest kernel of each algorithm", F->machine);

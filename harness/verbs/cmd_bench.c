@@ -201,20 +201,14 @@ int cmd_bench(int argc, char **argv)
     gb_flags gbf = {0};
     split_gbench_flags(&argc, argv, &gbf);
 
-    static const struct option opts[] = {{"kernels", required_argument, 0, 'k'},
-                                         {"D", required_argument, 0, 'D'},
-                                         {"bytes", required_argument, 0, 'b'},
-                                         {"rows", required_argument, 0, 'r'},
-                                         {"dist", required_argument, 0, 'd'},
-                                         {"eps", required_argument, 0, 'e'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"threads", required_argument, 0, 't'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"max-call-seconds", required_argument, 0, 'm'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"force", no_argument, 0, 'F'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"kernels", required_argument, 0, 'k'}, {"D", required_argument, 0, 'D'},
+        {"bytes", required_argument, 0, 'b'},   {"rows", required_argument, 0, 'r'},
+        {"dist", required_argument, 0, 'd'},    {"eps", required_argument, 0, 'e'},
+        {"seed", required_argument, 0, 's'},    {"threads", required_argument, 0, 't'},
+        {"out", required_argument, 0, 'o'},     {"max-call-seconds", required_argument, 0, 'm'},
+        {"quiet", no_argument, 0, 'q'},         {"force", no_argument, 0, 'F'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *kernels = "*", *Ds = "768,1024,4096,8192,16384", *bytes_list = NULL, *rows_list = NULL,
                *dists = "normal", *epss = "1e-5", *threads_list = "1", *out = "results/bench.csv";
     ln_bench_run_options ro = {0};

@@ -71,7 +71,8 @@ int cmd_compare(int argc, char **argv)
         else ln_die_usage("compare: see 'lnbench compare --help'");
     }
     if (o.kernels) {
-        if (nbase || nnew || argc - optind != 1) ln_die_usage("compare: --kernels A,B takes one run (see 'lnbench compare --help')");
+        if (nbase || nnew || argc - optind != 1)
+            ln_die_usage("compare: --kernels A,B takes one run (see 'lnbench compare --help')");
         new_[nnew++] = argv[optind];
     } else if (nbase || nnew) {
         if (argc > optind)

@@ -28,6 +28,23 @@ static FILE *open_in(figs *F, const char *name, const char *ext)
     FILE *f = fopen(p, "w");
     if (!f) ln_die("cannot write %s", p);
     free(p);
+    if (!strcmp(ext, "gp")) {
+        /* every kernel of the folder, in one order: its place picks its colour and point type,
+         * the same in every figure (scripts/common.gp) */
+        const char *all[1024];
+        size_t n = 0;
+        for (size_t i = 0; i < F->R->nsp; i++)
+            if (!F->R->sp[i].probe) ln_add_unique(all, &n, 1024, F->R->sp[i].kernel);
+        for (size_t i = 0; i < F->R->nac; i++) ln_add_unique(all, &n, 1024, F->R->ac[i].kernel);
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && strcmp(all[j - 1], all[j]) > 0; j--) {
+                const char *t = all[j];
+                all[j] = all[j - 1], all[j - 1] = t;
+            }
+        fputs("allk = \"", f);
+        for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? " " : "", all[i]);
+        fputs("\"\n", f);
+    }
     return f;
 }
 

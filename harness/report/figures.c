@@ -359,6 +359,21 @@ static void conditioning(figs *F, const char *dt)
     fprintf(v, "names = \"");
     for (size_t i = 0; i < nk; i++) fprintf(v, "%s%s", i ? " " : "", ks[i]);
     fprintf(v, "\"\nn = %zu\nfloor = %g\ntop = %g\nmmin = %g\nmmax = %g\n", nk, fl, top, mlo, mhi);
+    /* where the drawn rows degenerate when stored in the dtype (bf16 keeps 8 bits: N(1e3, 1)
+     * is nearly constant), the curves stop: the figure says so */
+    int cin = ln_table_col(t, "input");
+    double degen = 0;
+    const char *what = "";
+    for (size_t r = 0; cin >= 0 && r < t->rows; r++) {
+        const char *d = ln_table_cell(t, r, cd);
+        if (strcmp(ln_table_cell(t, r, cdt), dt) || strncmp(d, "offset:", 7) || ln_input_ok(t, r, cin)) continue;
+        double M = strtod(d + 7, NULL);
+        if (!degen || M < degen) degen = M, what = ln_table_cell(t, r, cin);
+    }
+    fprintf(v,
+            "degen = %g\ndegenwhat = \"from M = %g the rows stored in %s degenerate (input: %s): no kernel is judged "
+            "there\"\n",
+            degen, degen, dt, what);
     fclose(f), fclose(v);
     list_figure(F, name, "conditioning");
 }
@@ -581,6 +596,54 @@ static void history(figs *F, const char *kernel)
     list_figure(F, name, "history");
 }
 
+/* ---- scaling: GB/s against the thread count, one line per kernel of LayerNorm timed at several
+ * counts (its best of each algorithm, f32 first), the limit at each count dashed ---- */
+static void scaling(figs *F, const char *rg)
+{
+    ln_scaling *all = malloc((F->R->bench.rows + 1) * sizeof *all);
+    if (!all) ln_die("out of memory");
+    size_t n = ln_scaling_rows(&F->R->bench, all, F->R->bench.rows), k = 0;
+    ln_scaling *s[MAX_SERIES];
+    /* LayerNorm's f32 kernels of this regime, fastest at one thread first, one per algorithm */
+    for (size_t i = 0; i < n; i++) {
+        ln_scaling *a = &all[i];
+        ln_speed *sp = ln_find_speed(F->R, a->kernel, rg);
+        if (strcmp(a->regime, rg) || strcmp(a->op, "layernorm") || !sp || strcmp(sp->dtype, "f32")) continue;
+        char fa[96], fb[96];
+        size_t j = 0;
+        while (j < k && strcmp(ln_family(a->kernel, fa, sizeof fa), ln_family(s[j]->kernel, fb, sizeof fb))) j++;
+        if (j < k) {
+            if (a->gbps[0] > s[j]->gbps[0]) s[j] = a;
+        } else if (k < MAX_SERIES) s[k++] = a;
+    }
+    if (!k) return free(all);
+    char name[64];
+    snprintf(name, sizeof name, "scaling-%s-f32", rg);
+    FILE *f = open_in(F, name, "dat"), *v = open_in(F, name, "gp");
+    double top = 0, tmax = 1;
+    for (size_t i = 0; i < k; i++) {
+        fprintf(f, "# %s: threads GB/s\n", s[i]->kernel);
+        for (size_t j = 0; j < s[i]->n; j++) {
+            fprintf(f, "%d %g\n", s[i]->threads[j], s[i]->gbps[j]);
+            top = fmax(top, s[i]->gbps[j]), tmax = fmax(tmax, s[i]->threads[j]);
+        }
+        fputs("\n\n", f);
+    }
+    fputs("# limit: threads GB/s\n", f);
+    for (size_t j = 0; j < s[0]->n; j++) {
+        double g = ln_run_limit(F->R->dir, &F->R->bench, "layernorm", rg, s[0]->threads[j], "f32", NULL, NULL);
+        if (!isnan(g)) fprintf(f, "%d %g\n", s[0]->threads[j], g), top = fmax(top, g);
+    }
+    fputs("\n\n", f);
+    fprintf(v, "title = \"LayerNorm f32, %s: GB/s against threads; %s\"\n", rg, F->machine);
+    fputs("names = \"", v);
+    for (size_t i = 0; i < k; i++) fprintf(v, "%s%s", i ? " " : "", s[i]->kernel);
+    fprintf(v, "\"\nn = %zu\nymax = %g\ntmax = %g\n", k, top * 1.15, tmax);
+    fclose(f), fclose(v);
+    list_figure(F, name, "scaling");
+    free(all);
+}
+
 int ln_figures_write(const char *dir, const char *history_kernel)
 {
     ln_results R;
@@ -609,6 +672,7 @@ int ln_figures_write(const char *dir, const char *history_kernel)
             if (!strcmp(ops[o], "layernorm")) conditioning(&F, R.dtypes[i]), eps(&F, R.dtypes[i]);
             if (R.have_bench && R.have_acc[LN_ACC_DEFAULT]) pareto(&F, ops[o], R.dtypes[i]);
         }
+    for (size_t j = 0; j < R.nregimes; j++) scaling(&F, R.regimes[j]);
     history(&F, history_kernel);
     fclose(F.list);
     free(lp), free(plots), free(F.data);

@@ -1214,6 +1214,27 @@ static void scaling_section(ln_results *R, ln_doc *d)
                 ln_doc_row(d, cells);
             }
         ln_doc_table_end(d);
+        /* the limit at each thread count, per op run and regime: each count's own yardstick */
+        const char *ops[LN_MAX_OPS];
+        size_t nops = 0;
+        for (size_t i = 0; i < n; i++) ln_add_unique(ops, &nops, LN_MAX_OPS, s[i].op);
+        int counts[LN_MAX_THREAD_COUNTS];
+        size_t nc = ln_table_threads(&R->bench, counts, LN_MAX_THREAD_COUNTS);
+        for (size_t o = 0; o < nops; o++)
+            for (size_t j = 0; j < R->nregimes; j++) {
+                char line[1024], size[32];
+                size_t len = 0;
+                for (size_t c = 0; c < nc && len < sizeof line; c++) {
+                    const char *probe = NULL;
+                    double bytes = NAN;
+                    double g = ln_run_limit(R->dir, &R->bench, ops[o], R->regimes[j], counts[c], "f32", &probe, &bytes);
+                    if (!isnan(g))
+                        len += (size_t)snprintf(line + len, sizeof line - len, "%s%d thread%s %.3g GB/s (%s at %s)",
+                                                len ? "; " : "", counts[c], counts[c] == 1 ? "" : "s", g, probe,
+                                                ln_size_label(bytes, size, sizeof size));
+                }
+                if (len) ln_doc_item(d, "limit, %s, %s, by thread count: %s", ops[o], R->regimes[j], line);
+            }
     }
     free(s);
 }
@@ -1233,6 +1254,8 @@ static void figures(ln_results *R, ln_doc *d)
          "Max ulp and normwise error per input distribution (each algorithm's fastest kernel), worst over D and eps."},
         {"conditioning", "Normwise error against the offset M of the rows: where each algorithm breaks."},
         {"eps", "Error and non-finite outputs against eps on degenerate rows."},
+        {"scaling", "GB/s against the thread count (median over D), each algorithm's fastest f32 kernel; the "
+                    "machine limit at each count (the faster probe of the same run, size and count) dotted."},
         {"history", "GB/s across the commits run on this machine."},
     };
     char *list = ln_path_in(R->dir, "plots/data/figures.txt");

@@ -164,6 +164,17 @@ void ln_doc_fold_end(ln_doc *d)
     if (d->html) fputs("</details>\n", d->html);
 }
 
+void ln_doc_figs_begin(ln_doc *d)
+{
+    close_list(d);
+    if (d->html) fputs("<div class=\"figs\">\n", d->html);
+}
+
+void ln_doc_figs_end(ln_doc *d)
+{
+    if (d->html) fputs("</div>\n", d->html);
+}
+
 /* One line of an SVG with every id and reference to one prefixed by "fN-". */
 static void svg_line(FILE *f, const char *line, int fig)
 {

@@ -31,6 +31,9 @@ void ln_doc_heading(ln_doc *d, int level, const char *text);
 /* A folded block in HTML (<details>, closed), whose summary line is shown; Markdown shows all. */
 void ln_doc_fold(ln_doc *d, const char *summary);
 void ln_doc_fold_end(ln_doc *d);
+/* Figures side by side in HTML (two a row where the page is wide enough); Markdown as is. */
+void ln_doc_figs_begin(ln_doc *d);
+void ln_doc_figs_end(ln_doc *d);
 /* A paragraph; printf-style. */
 void ln_doc_para(ln_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A paragraph that must not be missed (a caution); printf-style. */

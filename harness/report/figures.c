@@ -186,6 +186,7 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
     if (!n) return;
     const char *probe = NULL;
     double size = NAN;
+    char sz[32];
     double limit = ln_run_limit(F->R->dir, &F->R->bench, op, rg, F->R->threads, dt, &probe, &size);
     size_t m = family_best(all, n, best);
     for (int detail = 0; detail < 2; detail++) {
@@ -222,7 +223,8 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
         fprintf(v, "n = %zu\npanel = %zu\nlogy = %d\nymin = %g\nymax = %g\nxmin = %g\nxmax = %g\n", k,
                 (k + npanels - 1) / npanels, logy, logy ? glo / 1.5 : 0, ghi * 1.15, dlo, dhi);
         if (!isnan(limit))
-            fprintf(v, "limit = %g\nlimitname = \"machine limit (%s, %.3g GB/s)\"\n", limit, probe, limit);
+            fprintf(v, "limit = %g\nlimitname = \"machine limit (%s at %s, %.3g GB/s)\"\n", limit, probe,
+                    ln_size_label(size, sz, sizeof sz), limit);
         else fputs("limit = 0\nlimitname = \"\"\n", v);
         fclose(f), fclose(v);
         list_figure(F, name, "throughput");

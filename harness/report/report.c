@@ -1008,6 +1008,7 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
     /* the figures behind the f32 and bf16 answers, LayerNorm */
     const char *rg = ln_tradeoff_regime(R);
     static const char *const dts[] = {"f32", "bf16"};
+    ln_doc_figs_begin(d);
     for (int k = 0; k < 2 && rg; k++) {
         char name[128];
         snprintf(name, sizeof name, "pareto-%s", dts[k]);
@@ -1019,6 +1020,7 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
                     "Throughput against row length: the fastest kernel of each algorithm, the machine "
                     "limit dotted.");
     }
+    ln_doc_figs_end(d);
 }
 
 /* The first screen: per op, dtype and regime which kernel to take here and what it costs. */

@@ -654,6 +654,27 @@ static void warnings(ln_results *R, ln_doc *d, const timing_notes *T, const char
     if (!any) ln_doc_item(d, "None: no noisy timing, no skipped case, no frequency scaling reported.");
 }
 
+/* The row lengths timed for an op's kernels of a dtype in a regime, ascending; returns how many. */
+static size_t timed_Ds(ln_results *R, const char *op, const char *dt, const char *rg, double *Ds)
+{
+    size_t nD = 0;
+    for (size_t k = 0; k < R->nsp; k++) {
+        ln_speed *s = &R->sp[k];
+        if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
+        for (size_t q = 0; q < s->n; q++) {
+            size_t w = 0;
+            while (w < nD && Ds[w] != s->D[q]) w++;
+            if (w == nD && nD < LN_MAXD) Ds[nD++] = s->D[q];
+        }
+    }
+    for (size_t a = 1; a < nD; a++)
+        for (size_t b = a; b > 0 && Ds[b - 1] > Ds[b]; b--) {
+            double t = Ds[b];
+            Ds[b] = Ds[b - 1], Ds[b - 1] = t;
+        }
+    return nD;
+}
+
 static void throughput_details(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Throughput per row length");
@@ -661,22 +682,8 @@ static void throughput_details(ln_results *R, ln_doc *d, const char *op)
         for (size_t j = 0; j < R->nregimes; j++) {
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
             double Ds[LN_MAXD];
-            size_t nD = 0;
-            for (size_t k = 0; k < R->nsp; k++) {
-                ln_speed *s = &R->sp[k];
-                if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
-                for (size_t q = 0; q < s->n; q++) {
-                    size_t w = 0;
-                    while (w < nD && Ds[w] != s->D[q]) w++;
-                    if (w == nD && nD < LN_MAXD) Ds[nD++] = s->D[q];
-                }
-            }
+            size_t nD = timed_Ds(R, op, dt, rg, Ds);
             if (!nD) continue;
-            for (size_t a = 1; a < nD; a++)
-                for (size_t b = a; b > 0 && Ds[b - 1] > Ds[b]; b--) {
-                    double t = Ds[b];
-                    Ds[b] = Ds[b - 1], Ds[b - 1] = t;
-                }
             char title[128];
             snprintf(title, sizeof title, "%s, %s-resident", dt, rg);
             ln_doc_heading(d, 4, title);
@@ -883,21 +890,7 @@ static double relative(double e, const char *dtype)
 static void winners_by_D(ln_results *R, const char *op, const char *dt, const char *rg, char *buf, size_t n)
 {
     double Ds[LN_MAXD];
-    size_t nD = 0;
-    for (size_t k = 0; k < R->nsp; k++) {
-        ln_speed *s = &R->sp[k];
-        if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
-        for (size_t q = 0; q < s->n; q++) {
-            size_t w = 0;
-            while (w < nD && Ds[w] != s->D[q]) w++;
-            if (w == nD && nD < LN_MAXD) Ds[nD++] = s->D[q];
-        }
-    }
-    for (size_t a = 1; a < nD; a++)
-        for (size_t b = a; b > 0 && Ds[b - 1] > Ds[b]; b--) {
-            double t = Ds[b];
-            Ds[b] = Ds[b - 1], Ds[b - 1] = t;
-        }
+    size_t nD = timed_Ds(R, op, dt, rg, Ds);
     const char *win[LN_MAXD];
     size_t len = 0;
     int changes = 0;

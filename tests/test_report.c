@@ -294,7 +294,7 @@ static void test_ops_and_threads_kept_apart(void **state)
            d, d, d),
         0);
     assert_int_equal(sh("grep -q '^title = \"LayerNorm, f32, cache' %s/plots/data/throughput-cache-f32.gp && "
-                        "! grep -q rmsnorm %s/plots/data/throughput-cache-f32.gp",
+                        "! grep -v '^allk = ' %s/plots/data/throughput-cache-f32.gp | grep -q rmsnorm",
                         d, d),
                      0);
 

@@ -90,7 +90,7 @@ static void test_answer_in_sentences(void **state)
     /* report.html: a table of contents linking to unique ids, the full tables folded */
     char *html = slurp_file(test_path("rank/report.html"), NULL);
     assert_non_null(html);
-    expect(html, "<nav class=\"toc\"><b>Contents</b><ul><li><a href=\"#which-kernel-here-and-at-what-cost\">");
+    expect(html, "<nav class=\"toc\"><b>Contents:</b> <a href=\"#which-kernel-here-and-at-what-cost\">");
     expect(html, "<h2 id=\"which-kernel-here-and-at-what-cost\">");
     expect(html, "<details><summary>");
     for (char *p = strstr(html, " id=\""); p; p = strstr(p + 1, " id=\"")) {
@@ -125,7 +125,8 @@ static void test_report_names_mixed_runs(void **state)
     assert_int_equal(sh("'%s' report %s/rank >/dev/null", lnbench, test_dir), 0);
     md = slurp_file(test_path("rank/REPORT.md"), NULL);
     expect(md, "These files come from different runs or selections");
-    expect(md, "accuracy.csv (commit aaa1111, 2026-12-01T10:00:00Z, a --kernels selection)");
+    expect(md, "commit aaa1111 (from 2026-12-01T10:00:00Z): accuracy.csv (a --kernels selection)");
+    expect(md, "commit bbb2222 (from 2026-12-03T10:00:00Z): bench.csv");
     free(md);
 }
 

@@ -41,7 +41,7 @@ static const char css[] =
     "figure{margin:1em 0;page-break-inside:avoid}figure svg{max-width:100%;height:auto}"
     "figcaption{font-size:13px;color:#444}\n"
     ".warn{color:#a00;font-weight:bold}nav.toc{font-size:13px;border:1px solid #ddd;padding:.3em .8em;"
-    "background:#fafafa}nav.toc ul{margin:.1em 0;padding-left:1.2em}nav.toc ul ul li{display:inline;margin-right:.8em}"
+    "background:#fafafa}nav.toc ul{margin:.1em 0;padding-left:1.2em}nav.toc details{margin:.1em 0}"
     "details{margin:.4em 0 1em}summary{cursor:pointer;color:#225}.answer{font-size:1.05em}"
     ".figs{display:flex;flex-wrap:wrap;gap:8px}.figs figure{flex:1 1 45%;margin:.2em 0;min-width:420px}@media "
     "print{body{max-width:none}h2{page-break-after:avoid}}\n";
@@ -80,22 +80,28 @@ void ln_doc_end(ln_doc *d)
     }
     if (d->html) {
         fclose(d->html);
-        fputs("<nav class=\"toc\"><b>Contents</b><ul>", d->html_out);
+        /* one line of the sections; their subsections folded under it */
+        fputs("<nav class=\"toc\"><b>Contents:</b> ", d->html_out);
+        for (size_t i = 0, n = 0; i < d->nids; i++) {
+            if (d->levels[i] != 2) continue;
+            fprintf(d->html_out, "%s<a href=\"#%s\">", n++ ? " · " : "", d->ids[i]);
+            html_text(d->html_out, d->titles[i]);
+            fputs("</a>", d->html_out);
+        }
+        fputs("<details><summary>every subsection</summary><ul>", d->html_out);
         int open = 0;
         for (size_t i = 0; i < d->nids; i++) {
             if (d->levels[i] > 3) continue;
             if (d->levels[i] == 2) {
-                if (open) fputs("</ul>", d->html_out);
-                if (i) fputs("</li>", d->html_out);
-                open = 0;
+                if (open) fputs("</li>", d->html_out);
+                open = 1;
                 fputs("<li>", d->html_out);
-            } else if (!open) fputs("<ul>", d->html_out), open = 1;
-            if (d->levels[i] == 3) fputs("<li>", d->html_out);
+            } else fputs(" · ", d->html_out);
             fprintf(d->html_out, "<a href=\"#%s\">", d->ids[i]);
             html_text(d->html_out, d->titles[i]);
-            fputs(d->levels[i] == 3 ? "</a></li>" : "</a>", d->html_out);
+            fputs("</a>", d->html_out);
         }
-        fputs(open ? "</ul></li></ul></nav>\n" : d->nids ? "</li></ul></nav>\n" : "</ul></nav>\n", d->html_out);
+        fputs(open ? "</li></ul></details></nav>\n" : "</ul></details></nav>\n", d->html_out);
         fwrite(d->html_buf, 1, d->html_len, d->html_out);
         fputs("</body></html>\n", d->html_out);
         free(d->html_buf);

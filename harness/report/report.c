@@ -839,17 +839,19 @@ static int show_figure(ln_results *R, ln_doc *d, const char *name, const char *c
 }
 
 /* The provenance of the files read: a warning when they come from different commits, from runs
- * more than an hour apart, or when one ran a selection of the kernels (--kernels). */
+ * more than an hour apart, or when one ran a selection of the kernels (--kernels); the files
+ * grouped by commit. */
 static void provenance(ln_results *R, ln_doc *d)
 {
     char *paths[64];
     size_t n = 0;
     static const char *const kinds[] = {"bench.csv", "accuracy.csv", "conditioning.csv", "eps.csv"};
     for (size_t k = 0; k < 4 && n < 60; k++) n += ln_results_files(R->dir, kinds[k], paths + n, 64 - n);
-    char commit0[64] = "", list[4096] = "";
-    double t0 = NAN, tmin = INFINITY, tmax = -INFINITY;
-    int differ = 0, selected = 0;
-    size_t len = 0, dirlen = strlen(R->dir);
+    char commits[64][64], files[64][1024], when[64][64];
+    size_t nc = 0;
+    double tmin = INFINITY, tmax = -INFINITY;
+    int selected = 0;
+    size_t dirlen = strlen(R->dir);
     for (size_t i = 0; i < n; i++) {
         char meta[1200], commit[64], date[64], command[1024];
         snprintf(meta, sizeof meta, "%s.meta.json", paths[i]);
@@ -857,25 +859,37 @@ static void provenance(ln_results *R, ln_doc *d)
         ln_meta_value(meta, "date", date, sizeof date);
         ln_meta_value(meta, "command", command, sizeof command);
         struct tm tm = {0};
-        double t = strptime(date, "%Y-%m-%dT%H:%M:%S", &tm) ? (double)timegm(&tm) : NAN;
-        if (!isnan(t)) tmin = fmin(tmin, t), tmax = fmax(tmax, t), t0 = isnan(t0) ? t : t0;
-        if (*commit && !*commit0) snprintf(commit0, sizeof commit0, "%s", commit);
-        differ |= *commit && strcmp(commit, commit0);
+        if (strptime(date, "%Y-%m-%dT%H:%M:%S", &tm)) {
+            double t = (double)timegm(&tm);
+            tmin = fmin(tmin, t), tmax = fmax(tmax, t);
+        }
         int sel = strstr(command, "--kernels") != NULL;
         selected |= sel;
         const char *name =
             !strncmp(paths[i], R->dir, dirlen) && paths[i][dirlen] == '/' ? paths[i] + dirlen + 1 : paths[i];
-        if (len < sizeof list)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s (commit %s, %s%s)", len ? "; " : "", name,
-                                    *commit ? commit : "?", *date ? date : "no date",
-                                    sel ? ", a --kernels selection" : "");
+        size_t c = 0;
+        while (c < nc && strcmp(commits[c], *commit ? commit : "?")) c++;
+        if (c == nc && nc < 64)
+            snprintf(commits[nc], 64, "%s", *commit ? commit : "?"), files[nc][0] = 0,
+                                                                     snprintf(when[nc], 64, "%s", date), nc++;
+        if (c < nc) {
+            size_t len = strlen(files[c]);
+            snprintf(files[c] + len, sizeof files[c] - len, "%s%s%s", len ? ", " : "", name,
+                     sel ? " (a --kernels selection)" : "");
+        }
         free(paths[i]);
     }
-    if (differ || selected || tmax - tmin > 3600)
-        ln_doc_warn(d,
-                    "These files come from different runs or selections, so their answers may not describe one "
-                    "another (a kernel missing from one is '-' there): %s. make bench writes them all at once.",
-                    list);
+    if (nc <= 1 && !selected && !(tmax - tmin > 3600)) return;
+    char list[4096] = "";
+    size_t len = 0;
+    for (size_t c = 0; c < nc && len < sizeof list; c++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%scommit %s (from %s): %s", c ? "; " : "", commits[c],
+                                when[c], files[c]);
+    ln_doc_warn(d,
+                "These files come from different runs or selections (%.0f minutes apart), so their answers may not "
+                "describe one another (a kernel missing from one is '-' there): %s. make bench writes them all at "
+                "once.",
+                (tmax - tmin) / 60, list);
 }
 
 /* The relative error a normwise error of e units of the dtype's unit roundoff is. */
@@ -928,6 +942,26 @@ static void winners_by_D(ln_results *R, const char *op, const char *dt, const ch
     if (!changes) buf[0] = 0; /* one winner at every D: the sentence says it */
 }
 
+/* The figures behind LayerNorm's f32 and bf16 answers, two a row. */
+static void answer_figures(ln_results *R, ln_doc *d)
+{
+    const char *rg = ln_tradeoff_regime(R);
+    static const char *const dts[] = {"f32", "bf16"};
+    ln_doc_figs_begin(d);
+    for (int k = 0; k < 2 && rg; k++) {
+        char name[128];
+        snprintf(name, sizeof name, "pareto-%s", dts[k]);
+        show_figure(R, d, name,
+                    "Speed against accuracy: each kernel's GB/s against its worst normwise error; the "
+                    "Pareto front dashed.");
+        snprintf(name, sizeof name, "throughput-%s-%s", rg, dts[k]);
+        show_figure(R, d, name,
+                    "Throughput against row length: the fastest kernel of each algorithm, the machine "
+                    "limit dotted.");
+    }
+    ln_doc_figs_end(d);
+}
+
 /* Per op, dtype and regime one sentence: the kernel to use, what the most accurate costs, the
  * error the fastest makes on its hardest input, relative beside u; those that answer nothing
  * (no timing, or only kernels under 5% of the limit) after. Then the figures that support them. */
@@ -935,7 +969,9 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
 {
     char later[4096] = "";
     size_t llen = 0;
-    for (size_t o = 0; o < nops; o++)
+    int figures_shown = 0;
+    for (size_t o = 0; o < nops; o++) {
+        if (o > 0 && !strcmp(ops[o - 1], "layernorm")) answer_figures(R, d), figures_shown = 1;
         for (size_t i = 0; i < R->ndtypes; i++)
             for (size_t j = 0; j < R->nregimes || (!R->nregimes && j == 0); j++) {
                 const char *op = ops[o], *dt = R->dtypes[i], *rg = R->nregimes ? R->regimes[j] : NULL;
@@ -997,23 +1033,9 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
                 if (*perD) snprintf(sentence + len, sizeof sentence - len, ". The winner changes with D: %s", perD);
                 ln_doc_item(d, "%s.", sentence);
             }
-    if (llen) ln_doc_para(d, "Nothing to choose here: %s.", later);
-    /* the figures behind the f32 and bf16 answers, LayerNorm */
-    const char *rg = ln_tradeoff_regime(R);
-    static const char *const dts[] = {"f32", "bf16"};
-    ln_doc_figs_begin(d);
-    for (int k = 0; k < 2 && rg; k++) {
-        char name[128];
-        snprintf(name, sizeof name, "pareto-%s", dts[k]);
-        show_figure(R, d, name,
-                    "Speed against accuracy: each kernel's GB/s against its worst normwise error; the "
-                    "Pareto front dashed.");
-        snprintf(name, sizeof name, "throughput-%s-%s", rg, dts[k]);
-        show_figure(R, d, name,
-                    "Throughput against row length: the fastest kernel of each algorithm, the machine "
-                    "limit dotted.");
     }
-    ln_doc_figs_end(d);
+    if (llen) ln_doc_para(d, "Nothing to choose here: %s.", later);
+    if (!figures_shown) answer_figures(R, d);
 }
 
 /* The first screen: per op, dtype and regime which kernel to take here and what it costs. */

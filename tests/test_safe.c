@@ -73,6 +73,34 @@ static void test_refused_merge_leaves_nothing(void **state)
     assert_int_equal(sh("cd %s && ! [ -e merged ]", test_dir), 0);
 }
 
+/* Paper cuts: a kernel of another op names the --op to add; the skipped kernels' note is one
+ * line naming the missing ISA; hunt takes a list of D and tells its time left, writing one
+ * hunt.csv beside its rows. */
+static void test_paper_cuts(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("cd %s && '%s' accuracy --kernels f32-rmsnorm-naive-scalar --D 16 --rows 1 --out x.csv "
+                        ">/dev/null 2>err",
+                        test_dir, lnbench),
+                     2);
+    assert_true(
+        contains(test_path("err"), "is a kernel of --op rmsnorm (this run's op is layernorm): add --op rmsnorm"));
+    assert_int_equal(
+        sh("cd %s && LNBENCH_ISA=avx2 '%s' accuracy --kernels 'f32-twopass-*' --dist normal --D 16 --rows 1 "
+           "--quiet --out x.csv >/dev/null 2>err",
+           test_dir, lnbench),
+        0);
+    assert_true(contains(test_path("err"), "kernel skipped: LNBENCH_ISA caps out avx512 (lnbench list names them)") ||
+                contains(test_path("err"), "kernels skipped: LNBENCH_ISA caps out avx512"));
+    assert_int_equal(sh("cd %s && '%s' hunt --kernels f32-twopass-scalar --D 8,12 --seconds 0.2 --starts 1 --out h "
+                        ">/dev/null 2>err",
+                        test_dir, lnbench),
+                     0);
+    assert_true(contains(test_path("err"), "hunt: f32-twopass-scalar at D 12 (2 of 2): about 0 s left") ||
+                contains(test_path("err"), "(2 of 2): about"));
+    assert_int_equal(sh("cd %s && [ $(grep -c '^f32-twopass-scalar,f32,' h/hunt.csv) = 2 ]", test_dir), 0);
+}
+
 /* A changed flag rebuilds the objects: after a build, `make -n NATIVE=1` would recompile (its
  * stamp differs), and `make -n` with the flags unchanged would not. The stamp is restored. */
 static void test_build_follows_flags(void **state)
@@ -105,6 +133,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_output_kept),
         cmocka_unit_test(test_refused_merge_leaves_nothing),
+        cmocka_unit_test(test_paper_cuts),
         cmocka_unit_test(test_build_follows_flags),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);

@@ -1308,6 +1308,7 @@ static void full_tables(ln_results *R, ln_doc *d)
     ln_doc_heading(d, 2, "Full tables");
     if (R->have_bench) {
         ln_doc_heading(d, 3, "bench.csv");
+        ln_doc_fold(d, "every row of bench.csv (the file itself is beside this report)");
         static const char *const cols[] = {"kernel",  "op",   "dtype",    "regime",   "D",  "rows", "dist",
                                            "threads", "gbps", "gbps_min", "gbps_max", "cv", NULL};
         int c[16], n = 0;
@@ -1321,11 +1322,13 @@ static void full_tables(ln_results *R, ln_doc *d)
             ln_doc_row(d, cells);
         }
         ln_doc_table_end(d);
+        ln_doc_fold_end(d);
     }
     for (int f = 0; f < 3; f++) {
         if (!R->have_acc[f]) continue;
         ln_table *t = &R->acc[f];
         ln_doc_heading(d, 3, R->acc_name[f]);
+        ln_doc_fold(d, "every row (the file itself is beside this report)");
         static const char *const cols[] = {
             "kernel",    "op",    "dist",    "D",      "eps",   "max_ulp",         "max_norm",
             "nonfinite", "bound", "verdict", "domain", "input", "dgamma_max_norm", "dbeta_max_norm",
@@ -1348,6 +1351,7 @@ static void full_tables(ln_results *R, ln_doc *d)
             ln_doc_row(d, cells);
         }
         ln_doc_table_end(d);
+        ln_doc_fold_end(d);
     }
 }
 

@@ -91,6 +91,20 @@ $(file >$(META_STAMP),$(DEFS))
 endif
 endif
 
+# Every object and binary depends on a stamp of the flags they are built with (compilers, options,
+# sanitizers, -march=native, the peers compiled in and linked: PEERS, TORCH, NATIVE, SAN, CC, ...),
+# rewritten only when they change, so a changed flag rebuilds what it affects and never links
+# objects of two configurations. The commit is left out: it changes meta.o alone (above).
+FLAGS_STAMP := $(BUILD)/.build-flags
+BUILD_FLAGS := $(CC) | $(CXX) | $(CFLAGS_BASE) $(SANFLAGS) $(EXTRA_CFLAGS) | $(CXXFLAGS_BASE) | \
+               $(filter-out -DLN_GIT_COMMIT=%,$(DEFS)) | $(LDFLAGS) $(LDLIBS)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifneq ($(file <$(FLAGS_STAMP)),$(BUILD_FLAGS))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(BUILD_FLAGS))
+endif
+endif
+
 CFLAGS := $(CFLAGS_BASE) $(DEFS) $(SANFLAGS) $(EXTRA_CFLAGS)
 CXXFLAGS := $(CXXFLAGS_BASE) $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
@@ -122,6 +136,7 @@ $(BUILD)/kernels/ext/torch.o: CXXFLAGS += $(if $(filter clang%,$(CXX)),-Wno-c99-
 all: lnbench
 
 $(BUILD)/harness/output/meta.o: $(META_STAMP)
+$(LIB_OBJ) $(BUILD)/harness/main.o $(BUILD)/lnbench $(TEST_BIN): $(FLAGS_STAMP)
 
 $(BUILD)/common/%.o: LAYER_INC = $(INC_common)
 $(BUILD)/kernels/%.o: LAYER_INC = $(INC_kernels)
@@ -142,7 +157,7 @@ $(BUILD)/liblnbench.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/lnbench: $(BUILD)/harness/main.o $(BUILD)/liblnbench.a
-	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CXX) $(LDFLAGS) $(filter-out $(FLAGS_STAMP),$^) $(LDLIBS) -o $@
 
 lnbench: $(BUILD)/lnbench
 	cp $< $@
@@ -177,35 +192,37 @@ $(BUILD)/tests/plugin-hostile-%.so: tests/fixtures/plugin_hostile.c kernels/kern
 	$(CC) $(PLUGIN_FLAGS) -DHOSTILE_$(shell echo $* | tr a-z A-Z) $< -o $@ -lm
 
 # `make bench`, the main job: the default accuracy sweep, the timing sweep (Google Benchmark;
-# cache- and memory-resident inputs, probes beside), the same for the other ops, smaller
-# (bench-ops, below), and a one-line-per-kernel summary per op, all in
+# cache- and memory-resident inputs, probes beside, at 1 thread and at every core), the same for
+# the other ops, smaller (bench-ops, below), and a one-line-per-kernel summary per op, all in
 # $(RESULTS)/, then the sweeps, figures and report (REPORT.md, report.html), and a copy of the
-# results in $(RESULTS)/history/<machine>/<date>-<commit>/. QUICK=1: 2 D, 3 repetitions,
-# shorter min time. Budget: docs/timing.md. BENCH_ARGS=... adds flags to the timing run.
+# results in $(RESULTS)/history/<machine>/<date>-<commit>/. Every timing sweep takes 10
+# repetitions: the fewest at which lnbench compare, after its correction for the ~500 tests of
+# two such runs, can call a change significant (docs/timing.md); memory at 64 MiB, where the
+# probes already stream from memory, so that a repetition costs its min time. QUICK=1: 2 D,
+# 3 repetitions (compare calls changes between QUICK runs inconclusive), shorter min time.
+# Budget: docs/timing.md. BENCH_ARGS=... adds flags to the LayerNorm timing run.
 BENCH_ACCURACY_DISTS := normal,offset:1e4,offset:1e6,const,outlier:1000
+# 1 and every core (BENCH_THREADS=1: one thread only)
+BENCH_THREADS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 1 ] && echo 1,$$n || echo 1)
 ifeq ($(QUICK),1)
 BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096 --rows 4
-BENCH_TIMING_FLAGS := --D 768,4096 --bytes 1M,256M --max-call-seconds 0.2 \
+BENCH_TIMING_FLAGS := --D 768,4096 --bytes 1M,64M --max-call-seconds 0.2 --threads $(BENCH_THREADS) \
                       --benchmark_repetitions=3 --benchmark_min_time=0.02
 else
 BENCH_ACCURACY_FLAGS := --dist $(BENCH_ACCURACY_DISTS) --D 768,4096
-BENCH_TIMING_FLAGS := --D 768,1024,4096,8192,16384 --bytes 1M,256M --max-call-seconds 0.5 \
-                      --benchmark_repetitions=5 --benchmark_min_time=0.05
+BENCH_TIMING_FLAGS := --D 768,1024,4096,16384 --bytes 1M,64M --max-call-seconds 0.2 --threads $(BENCH_THREADS) \
+                      --benchmark_repetitions=10 --benchmark_min_time=0.02
 endif
 # The other operators (docs/ops.md) after the LayerNorm runs: per op a small accuracy sweep (D 768,
-# 3 distributions) and timing run (D 1024, 4096, cache and memory, 3 repetitions) of every kernel,
+# 3 distributions) and timing run (D 1024, 4096, cache and memory, 10 repetitions) of every kernel,
 # each written whole to its own files in $(RESULTS)/ops/ (scripts/bench-ops.sh), so a rerun
 # replaces them; report, summary, merge and compare read a results folder with its ops/ (make
-# bench clears ops/ first, so the folder holds one run). BENCH_THREADS (default 1,2
-# on a machine with 2 CPUs or more, else 1) is the rmsnorm run's --threads: one run times its
-# kernels and the probes at each count, the report's "Scaling with threads" section (for every
-# LayerNorm kernel too: BENCH_ARGS='--threads 1,2', twice the timing). Budget: about 40 s on the
-# 2-core VM (accuracy ~10 s, timing ~10 s an op).
+# bench clears ops/ first, so the folder holds one run). The rmsnorm run times at BENCH_THREADS
+# too. Budget: about 40 s on the 2-core VM (accuracy ~10 s, timing ~10 s an op).
 BENCH_OPS := rmsnorm layernorm-bwd rmsnorm-bwd
-BENCH_THREADS ?= $(if $(filter-out 0 1,$(shell nproc 2>/dev/null || echo 1)),1$(comma)2,1)
 BENCH_OPS_ACCURACY_FLAGS := --dist normal,offset:1e4,outlier:1000 --D 768
-BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=3 \
-                          --benchmark_min_time=0.02
+BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=10 \
+                          --benchmark_min_time=0.01
 # The tuning of this machine (make tune; docs/tune.md): make bench times every kernel with the
 # tunables it chose when the file exists (said on the terminal and in bench.csv.meta.json), at the
 # built-in defaults otherwise. TUNING=FILE names another file, TUNING=none runs the defaults.
@@ -217,11 +234,11 @@ bench: $(BUILD)/lnbench lnbench
 	@rm -f $(RESULTS)/ops/accuracy-*.csv* $(RESULTS)/ops/bench-*.csv* $(RESULTS)/ops/bench-*.json
 	@echo "make bench: $(if $(TUNING_ARGS),tunables from $(TUNING) (make tune wrote it),no tuning file ($(TUNING)): every kernel at its built-in defaults (make tune writes one))"
 	$(BUILD)/lnbench accuracy --quiet $(BENCH_ACCURACY_FLAGS) --out $(RESULTS)/accuracy.csv
-	$(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(TUNING_ARGS) $(BENCH_ARGS)
-	@$(MAKE) --no-print-directory bench-ops TUNING='$(TUNING)'
+	LNBENCH_SKIP_NOTED=1 $(BUILD)/lnbench bench --quiet $(BENCH_TIMING_FLAGS) --out $(RESULTS)/bench.csv $(TUNING_ARGS) $(BENCH_ARGS)
+	@LNBENCH_SKIP_NOTED=1 $(MAKE) --no-print-directory bench-ops TUNING='$(TUNING)'
 	@echo
 	@$(BUILD)/lnbench summary $(RESULTS)
-	@$(MAKE) --no-print-directory sweeps report history
+	@LNBENCH_SKIP_NOTED=1 $(MAKE) --no-print-directory sweeps report history
 	@echo "make bench: $$(( $$(date +%s) - $$(cat $(BUILD)/.bench-start) )) s wall time; results in $(RESULTS)/"
 
 bench-ops: $(BUILD)/lnbench
@@ -259,10 +276,14 @@ history: $(BUILD)/lnbench
 # `make compare BASE=... [NEW=...]`: lnbench compare on two runs (results folders or
 # bench.json files; NEW defaults to $(RESULTS)), or, when BASE is a git revision, builds it in a
 # temporary git worktree and times both binaries here, alternating repetitions
-# (COMPARE_REPS, default 5) on COMPARE_BENCH_ARGS. COMPARE_FLAGS: lnbench compare's options
-# (--threshold PCT, --cross-machine); COMPARE_LOCK=FILE: the timing holds flock on FILE.
-# Exit 1 when a kernel is slower. See docs/timing.md.
-COMPARE_REPS ?= 5
+# (COMPARE_REPS, default 7: with the ~70 kernel benchmarks of COMPARE_BENCH_ARGS on a 2-core AVX2
+# machine, the fewest a side at which a Holm-adjusted p can reach 0.05), then times the kernels it
+# flagged COMPARE_REPS rounds more, alternated, before the verdict. COMPARE_FLAGS: lnbench
+# compare's options (default --only-changed; --threshold PCT, --cross-machine, --allow-missing);
+# COMPARE_LOCK=FILE: the timing holds flock on FILE.
+# Exit 1 when a kernel is slower, 3 when a change could not be tested. See docs/timing.md.
+COMPARE_REPS ?= 7
+COMPARE_FLAGS ?= --only-changed
 COMPARE_BENCH_ARGS ?= --D 768,4096 --bytes 1M,256M --max-call-seconds 0.2 --benchmark_min_time=0.05
 compare: $(BUILD)/lnbench
 	@[ -n "$(BASE)" ] || { echo "usage: make compare BASE=<results folder, bench.json or git revision> [NEW=...]" >&2; exit 2; }
@@ -302,13 +323,14 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
 	$(CC) $(CFLAGS) $(INC_all) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
 
 # `make hunt`: `lnbench hunt` over every kernel this CPU runs, HUNT_SECONDS of search each at
-# D = HUNT_D (a few minutes in all): the rows in $(RESULTS)/hunt/, one line per kernel in
-# $(RESULTS)/hunt.csv (results/README.md; docs/hunt.md). Exit status 1 when a kernel broke its bound.
+# D = HUNT_D (a list; a few minutes in all): the rows and one line per kernel and D in
+# $(RESULTS)/hunt/hunt.csv, where `lnbench hunt` writes it too (results/README.md; docs/hunt.md).
+# Exit status 1 when a kernel broke its bound.
 HUNT_SECONDS ?= 4
 HUNT_D ?= 768
 .PHONY: hunt
 hunt: $(BUILD)/lnbench
-	$(BUILD)/lnbench hunt --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt --csv $(RESULTS)/hunt.csv
+	$(BUILD)/lnbench hunt --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt
 
 # Figures and report from a run's results (gnuplot-nox; see docs/plots.md).
 # `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures

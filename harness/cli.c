@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "plugin.h"
 static void vreport(const char *fmt, va_list ap)
 {
@@ -213,7 +214,14 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
             if (!names) ln_die("out of memory");
             for (size_t i = 0; i < nall; i++) names[i] = op_kernel_at(i)->name;
             const char *near = ln_did_you_mean(items[j], names, nall);
-            if (near) fprintf(stderr, "lnbench: --kernels: no kernel named '%s'; did you mean '%s'?\n", items[j], near);
+            const ln_kernel *other = NULL; /* a kernel of another op: the --op is missing, not the kernel */
+            for (size_t i = 0; i < ln_kernel_count() && !other; i++)
+                if (fnmatch(items[j], ln_kernel_at(i)->name, 0) == 0) other = ln_kernel_at(i);
+            if (other)
+                fprintf(stderr, "lnbench: --kernels: '%s' is a kernel of --op %s (this run's op is %s): add --op %s\n",
+                        items[j], ln_op_name(other->op), ln_op_name(ln_cli_op), ln_op_name(other->op));
+            else if (near)
+                fprintf(stderr, "lnbench: --kernels: no kernel named '%s'; did you mean '%s'?\n", items[j], near);
             else
                 fprintf(stderr, "lnbench: --kernels: no kernel matches '%s' ('lnbench list' shows the %zu kernels)\n",
                         items[j], nall);
@@ -222,18 +230,25 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
         }
     }
     size_t n = 0, skipped = 0;
+    unsigned missing = 0; /* the ISA bits the skipped kernels need and this CPU (or the cap) lacks */
     for (size_t i = 0; i < nall; i++) {
         if (!chosen[i]) continue;
         if (!keep_unavailable && !ln_kernel_available(op_kernel_at(i))) {
-            /* one line for all of them: the CPU (or LNBENCH_ISA, or a peer library) cannot run them */
-            fprintf(stderr, "%s %s",
-                    skipped++ ? "," : "lnbench: note: not runnable here (lnbench list says why), skipped:",
-                    op_kernel_at(i)->name);
+            skipped++, missing |= op_kernel_at(i)->isa & ~ln_cpu_features();
             continue;
         }
         ks[n++] = op_kernel_at(i);
     }
-    if (skipped) fputc('\n', stderr);
+    /* one short line, naming what is missing; LNBENCH_SKIP_NOTED (set by make for the runs after
+     * its first) leaves it out, so a make bench says it once */
+    if (skipped && !getenv("LNBENCH_SKIP_NOTED")) {
+        char isa[128] = "";
+        if (missing) ln_isa_names(missing, isa, sizeof isa);
+        fprintf(stderr, "lnbench: note: %zu kernel%s skipped: %s%s%s (lnbench list names them)\n", skipped,
+                skipped == 1 ? "" : "s",
+                missing ? (getenv("LNBENCH_ISA") ? "LNBENCH_ISA caps out " : "this CPU lacks ") : "",
+                missing ? isa : "a peer library is unusable here", "");
+    }
     free(chosen);
     free(items);
     *out = ks;

@@ -24,7 +24,7 @@ do for [p=1:2] {
     set xlabel (p == 2 ? "input distribution" : "")
     if (p == 2) { unset key }
     plot for [i=0:n-1] data index i using 1:(column(p + 1)) with points ps 1.4 lw 1.6 \
-             lc rgb kcolor(i) pt kpoint(i) title word(names, i + 1), \
+             lc rgb kc(word(names, i + 1), i) pt kp(word(names, i + 1), i) title word(names, i + 1), \
          for [i=0:n-1] data index i using 1:(column(p + 1) >= hi ? column(p + 1) : 1/0) with points pt 6 ps 2.6 lw 2 \
              lc rgb NONFINITE title (i == 0 && p == 1 ? "non-finite output" : ""), \
          hi with lines dt 3 lc rgb NONFINITE notitle

@@ -24,6 +24,14 @@ palette = "#0072B2 #D55E00 #009E73 #CC79A7 #000000 #56B4E9 #E69F00 #882255"
 points = "7 5 9 13 11 15 4 6"
 kcolor(i) = word(palette, 1 + int(i) % 8)
 kpoint(i) = word(points, 1 + int(i) % 8) + 0
+# One colour and point type per kernel in every figure: from its place in allk (every kernel of
+# the results folder, sorted; written by lnbench report --figure-data), the pair (k % 8, (k / 8 +
+# k) % 8), distinct for 64 kernels; a name not in allk falls back to its place in the figure.
+if (!exists("allk")) allk = ""
+kplace(name, j) = j > words(allk) ? -1 : word(allk, j) eq name ? j - 1 : kplace(name, j + 1)
+kid(name, i) = (kplace(name, 1) >= 0 ? kplace(name, 1) : i)
+kc(name, i) = word(palette, 1 + int(kid(name, i)) % 8)
+kp(name, i) = word(points, 1 + int(kid(name, i) / 8 + kid(name, i)) % 8) + 0
 peer(name) = strstrt(name, "ext-") == 1
 kdash(name) = peer(name) ? 2 : 1
 # Non-finite values are drawn on the top line of a log axis, ringed in red.

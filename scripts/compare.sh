@@ -6,10 +6,11 @@
 # the revision's and this tree's build/lnbench, time the same cases here, alternating one
 # repetition each (the order swapped every round, so drift in the machine's speed falls on both),
 # COMPARE_REPS rounds of `lnbench bench COMPARE_BENCH_ARGS`, and the two sets of repetitions are
-# compared. Writes compare.csv and compare.png/.svg (RESULTS_DIR/compare/ for revisions).
+# compared; the kernels compare flags (slower, faster, inconclusive) are timed COMPARE_REPS rounds
+# more, alternated likewise, and compared again on all their repetitions (COMPARE_RETIME=0: not). Writes compare.csv and compare.png/.svg (RESULTS_DIR/compare/ for revisions).
 # COMPARE_FLAGS: lnbench compare's options. COMPARE_LOCK=FILE: the timing (not the build) holds
 # flock(1) on FILE, so that it never overlaps another benchmark on a shared machine.
-# Exit status: lnbench compare's (1: a kernel slower).
+# Exit status: lnbench compare's (1: a kernel slower; 3: inconclusive; 2: bad input).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 base=$1
@@ -31,7 +32,7 @@ if [ -e "$base" ]; then
     status=0
     # shellcheck disable=SC2086
     "$lnbench" compare $COMPARE_FLAGS "$base" "$new" || status=$?
-    if [ "$status" -le 1 ]; then
+    if [ "$status" -le 1 ] || [ "$status" = 3 ]; then
         csv=$new/compare.csv
         [ -d "$new" ] || csv=$(dirname "$new")/compare.csv
         figure "$csv"
@@ -60,21 +61,42 @@ if [ -n "$COMPARE_LOCK" ]; then
     exec 9>"$COMPARE_LOCK"
     flock 9
 fi
-i=1
-while [ "$i" -le "$reps" ]; do
-    if [ $((i % 2)) = 1 ]; then order="base new"; else order="new base"; fi
-    for side in $order; do
-        bin=$lnbench
-        [ "$side" = base ] && bin=$tmp/src/build/lnbench
-        echo "compare: round $i of $reps, $side" >&2
-        # shellcheck disable=SC2086
-        "$bin" bench --quiet $bench_args --benchmark_repetitions=1 --out "$out/$side/run$i/bench.csv" >/dev/null
+# rounds FROM..TO of both binaries, one repetition each, the order swapped every round (drift in
+# the machine's speed falls on both sides); extra arguments go to lnbench bench (--kernels ...)
+rounds() {
+    i=$1 last=$2
+    shift 2
+    while [ "$i" -le "$last" ]; do
+        if [ $((i % 2)) = 1 ]; then order="base new"; else order="new base"; fi
+        for side in $order; do
+            bin=$lnbench
+            [ "$side" = base ] && bin=$tmp/src/build/lnbench
+            echo "compare: round $i of $last, $side" >&2
+            # shellcheck disable=SC2086
+            "$bin" bench --quiet $bench_args "$@" --benchmark_repetitions=1 --out "$out/$side/run$i/bench.csv" \
+                >/dev/null 2>>"$tmp/bench.log"
+        done
+        i=$((i + 1))
     done
-    i=$((i + 1))
-done
-[ -n "$COMPARE_LOCK" ] && flock -u 9
+}
+rounds 1 "$reps"
 status=0
 # shellcheck disable=SC2086
-"$lnbench" compare $COMPARE_FLAGS --out "$out/compare.csv" "$out/base" "$out/new" || status=$?
-[ "$status" -le 1 ] && figure "$out/compare.csv"
+"$lnbench" compare $COMPARE_FLAGS --out "$out/compare.csv" "$out/base" "$out/new" >"$tmp/first" || status=$?
+# A flagged kernel (slower, faster or inconclusive) is timed again, alternated, as many rounds
+# more, before the verdict: a one-off disturbance of the shared machine does not make a verdict,
+# and the pooled repetitions can test what the first ones could not.
+flagged=$(awk -F, 'NR > 1 && $1 !~ /^probe/ && ($11 == "slower" || $11 == "faster" || $11 == "inconclusive") {print $1}' \
+    "$out/compare.csv" | sort -u | paste -sd, -)
+if { [ "$status" = 1 ] || [ "$status" = 3 ]; } && [ -n "$flagged" ] && [ "${COMPARE_RETIME:-1}" != 0 ]; then
+    echo "compare: first verdict exit $status; timing the flagged kernels again ($reps rounds, alternated): $flagged" >&2
+    rounds $((reps + 1)) $((2 * reps)) --kernels "$flagged"
+    status=0
+    # shellcheck disable=SC2086
+    "$lnbench" compare $COMPARE_FLAGS --out "$out/compare.csv" "$out/base" "$out/new" || status=$?
+else
+    cat "$tmp/first"
+fi
+[ -n "$COMPARE_LOCK" ] && flock -u 9
+{ [ "$status" -le 1 ] || [ "$status" = 3 ]; } && figure "$out/compare.csv"
 exit "$status"

@@ -21,7 +21,7 @@ do for [p=1:np] {
     set ylabel (p == 1 ? "max error (ulp)" : "")
     unset key
     base = (p - 1) * n
-    plot for [i=0:n-1] data index base + i using 1:2 with linespoints lw 1.8 ps 1.2 lc rgb kcolor(i) pt kpoint(i) dt kdash(word(names, i + 1)), \
+    plot for [i=0:n-1] data index base + i using 1:2 with linespoints lw 1.8 ps 1.2 lc rgb kc(word(names, i + 1), i) pt kp(word(names, i + 1), i) dt kdash(word(names, i + 1)), \
          for [i=0:n-1] data index base + i using 1:($2 >= top ? $2 : 1/0) with points pt 6 ps 2.6 lw 2 lc rgb NONFINITE, \
          top with lines dt 3 lc rgb NONFINITE
     set title ""
@@ -31,7 +31,7 @@ do for [p=1:np] {
     MAXTICS = 4; eval logtics("x", emin, emax, 0); MAXTICS = 10
     set xlabel "eps"
     set ylabel (p == 1 ? "non-finite outputs (count)" : "")
-    plot for [i=0:n-1] data index base + i using 1:3 with linespoints lw 1.8 ps 1.2 lc rgb kcolor(i) pt kpoint(i) dt kdash(word(names, i + 1))
+    plot for [i=0:n-1] data index base + i using 1:3 with linespoints lw 1.8 ps 1.2 lc rgb kc(word(names, i + 1), i) pt kp(word(names, i + 1), i) dt kdash(word(names, i + 1))
     set format y "%g"
 }
 # the legend, a panel of its own on the right
@@ -42,6 +42,6 @@ set xrange [0:1]; set yrange [0:1]
 set key inside left top vertical Left reverse samplen 2 spacing 1.25 nobox
 set label 1 note at graph 0, graph 0.05 left font ",10"
 plot -1 with lines notitle, \
-     for [i=0:n-1] keyentry with linespoints lw 1.8 ps 1.2 lc rgb kcolor(i) pt kpoint(i) dt kdash(word(names, i + 1)) title word(names, i + 1), \
+     for [i=0:n-1] keyentry with linespoints lw 1.8 ps 1.2 lc rgb kc(word(names, i + 1), i) pt kp(word(names, i + 1), i) dt kdash(word(names, i + 1)) title word(names, i + 1), \
      keyentry with points pt 6 ps 2.6 lw 2 lc rgb NONFINITE title "non-finite output"
 unset multiplot

@@ -11,8 +11,8 @@ set yrange [floor:top]
 eval logtics("y", floor, top, 1)
 set xrange [0:xmax]
 set xlabel "throughput, " . regime . "-resident (GB/s, median over D; right is faster)"
-set ylabel "worst normwise error (units of u; lower is better)"
-set lmargin at screen 0.08; set rmargin at screen 0.70; set bmargin 7
+set ylabel "worst normwise error (u; lower is better)" offset 1, 0
+set lmargin at screen 0.10; set rmargin at screen 0.70; set bmargin 7
 set label 1 broken at graph 0, graph -0.16 left font ",10" tc rgb NONFINITE
 set label 2 legend at screen 0.72, screen 0.84 left font "DejaVu Sans Mono,10"
 set key at screen 0.72, screen 0.91 left top horizontal Left reverse samplen 2 nobox

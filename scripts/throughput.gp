@@ -19,7 +19,7 @@ set multiplot layout npanels, 1 title title
 do for [p=0:npanels-1] {
     first = p * panel; last = (first + panel < n ? first + panel : n) - 1
     plot for [i=first:last] data index i using 1:2:3:4 with yerrorlines lw 2 ps 1.2 \
-             lc rgb kcolor(i - first) pt kpoint(i - first) dt kdash(word(names, i + 1)) title word(names, i + 1), \
+             lc rgb kc(word(names, i + 1), i - first) pt kp(word(names, i + 1), i - first) dt kdash(word(names, i + 1)) title word(names, i + 1), \
          (limit > 0 ? limit : 1/0) with lines dt 3 lw 2 lc rgb "#555555" title limitname
 }
 unset multiplot

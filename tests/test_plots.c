@@ -125,12 +125,28 @@ static void test_at_most_eight_series_a_panel(void **state)
                         dir),
                      0);
     /* the overview keeps the fastest kernel of each algorithm: one two-pass kernel of two */
-    assert_int_equal(sh("grep -c twopass %s/plots/data/throughput-cache-f32.gp | grep -qx 1", dir), 0);
+    assert_int_equal(sh("grep -v '^allk = ' %s/plots/data/throughput-cache-f32.gp | grep -c twopass | grep -qx 1", dir),
+                     0);
     assert_int_equal(sh("grep -q 'f32-twopass-scalar' %s/plots/data/throughput-all-cache-f32.gp", dir), 0);
 }
 
 /* A kernel with non-finite outputs is listed, not drawn as a finite point; the bf16 kernel's
  * errors on rows that underflowed in bf16 (5000 u in the fixture) are drawn nowhere. */
+/* One colour and point type per kernel in every figure: from its place among the folder's
+ * kernels (allk, the same line in every figure's settings), not from its place in the figure. */
+static void test_one_style_per_kernel(void **state)
+{
+    (void)state;
+    NEED_GNUPLOT();
+    assert_int_equal(sh("cd %s/plots/data && [ $(grep -h '^allk = ' *.gp | sort -u | wc -l) = 1 ]", dir), 0);
+    assert_int_equal(
+        sh("gnuplot -e \"term='png'; out='%s/kc'; W=10; H=10; allk='a b c'; load 'scripts/common.gp'; "
+           "print kc('b', 0).' '.kc('b', 7).' '.kc('c', 0).' '.kp('b', 0).' '.kp('b', 5)\" >%s/kc.txt 2>&1 "
+           "&& grep -qx '#D55E00 #D55E00 #009E73 5 5' %s/kc.txt",
+           dir, dir, dir),
+        0);
+}
+
 static void test_nonfinite_and_degenerate_cases(void **state)
 {
     (void)state;
@@ -221,6 +237,7 @@ int main(void)
         cmocka_unit_test(test_every_figure_is_a_png_and_an_svg),
         cmocka_unit_test(test_figures_without_data_are_skipped),
         cmocka_unit_test(test_at_most_eight_series_a_panel),
+        cmocka_unit_test(test_one_style_per_kernel),
         cmocka_unit_test(test_nonfinite_and_degenerate_cases),
         cmocka_unit_test(test_plots_removes_only_its_own_files),
         cmocka_unit_test(test_history_of_a_kernel),

@@ -336,37 +336,200 @@ static void accuracy_changes(run *a, run *b)
 
 #define MAX_OPS 32
 
-/* The verdicts over kernel benchmarks (probes are yardsticks, not gated) and their geomean. */
+/* One benchmark in both runs: medians, ratio, the raw and Holm-adjusted p, the verdict. */
 typedef struct {
-    int slower, faster, same, unmatched, nlog;
+    const series *a, *b;
+    double ma, mb, ratio, p, p_adj, min_p;
+    const char *verdict;
+} cmp_row;
+
+/* Per op (or all ops) and per kernel: the verdict counts and the geomean ratio. */
+typedef struct {
+    const char *op, *kernel;
+    int slower, faster, inconclusive, same, nlog;
     double log_sum;
-    size_t min_n; /* fewest repetitions on a side, probes included; 0 before the first */
 } tally;
 
-typedef struct {
-    const series *s;
-    double ratio;
-} slow_row;
-
-static void count(tally *t, const char *verdict, double ratio)
+static void count(tally *t, const cmp_row *c)
 {
-    t->slower += !strcmp(verdict, "slower"), t->faster += !strcmp(verdict, "faster"),
-        t->same += !strcmp(verdict, "same");
-    if (ratio > 0 && isfinite(ratio)) t->log_sum += log(ratio), t->nlog++;
+    t->slower += !strcmp(c->verdict, "slower"), t->faster += !strcmp(c->verdict, "faster");
+    t->inconclusive += !strcmp(c->verdict, "inconclusive"), t->same += !strcmp(c->verdict, "same");
+    if (c->ratio > 0 && isfinite(c->ratio)) t->log_sum += log(c->ratio), t->nlog++;
+}
+
+static const char *tally_verdict(const tally *t)
+{
+    return t->slower ? "slower" : t->faster ? "faster" : t->inconclusive ? "inconclusive" : "same";
 }
 
 /* "OP: geomean ratio over N kernel benchmarks: ..."; op NULL for a run of LayerNorm alone. */
 static void print_tally(const char *op, const tally *t)
 {
     if (op) printf("%s: ", op);
-    printf("geomean ratio over %d kernel benchmarks: %.3f; %d slower, %d faster, %d same", t->nlog,
-           exp(t->log_sum / t->nlog), t->slower, t->faster, t->same);
-    if (t->unmatched) printf("; %d in the new run only", t->unmatched);
+    printf("geomean ratio over %d kernel benchmarks: %.3f; %d slower, %d faster, %d inconclusive, %d same", t->nlog,
+           exp(t->log_sum / t->nlog), t->slower, t->faster, t->inconclusive, t->same);
     putchar('\n');
+}
+
+/* The fewest repetitions a side at which the exact test can reach alpha / m. */
+static int reps_needed(double alpha, size_t m)
+{
+    int k = 2;
+    while (k < 64 && ln_mann_whitney_min_p((size_t)k, (size_t)k) >= alpha / (double)(m ? m : 1)) k++;
+    return k;
+}
+
+/* The verdict of one benchmark: beyond the threshold and significant after the correction for
+ * the number of tests; beyond it but with too few repetitions for any p to be significant:
+ * inconclusive (a check that cannot fail says nothing); else same. */
+static const char *verdict_of(const cmp_row *c, double threshold, size_t m)
+{
+    int beyond_down = c->ratio<1 - threshold, beyond_up = c->ratio> 1 + threshold;
+    if (c->p_adj < P_SIGNIFICANT && beyond_down) return "slower";
+    if (c->p_adj < P_SIGNIFICANT && beyond_up) return "faster";
+    if ((beyond_down || beyond_up) && c->min_p * (double)m >= P_SIGNIFICANT) return "inconclusive";
+    return "same";
+}
+
+/* Fills row c from two series (each side's values over la, lb: 1, or the machine limits). */
+static void test_pair(cmp_row *c, const series *sa, const series *sb, double la, double lb)
+{
+    double va[MAXREP], vb[MAXREP];
+    for (size_t k = 0; k < sa->n; k++) va[k] = sa->gbps[k] / la;
+    for (size_t k = 0; k < sb->n; k++) vb[k] = sb->gbps[k] / lb;
+    c->a = sa, c->b = sb;
+    c->p = ln_mann_whitney_p(va, sa->n, vb, sb->n);
+    c->min_p = ln_mann_whitney_min_p(sa->n, sb->n);
+    c->ma = ln_median(va, sa->n), c->mb = ln_median(vb, sb->n), c->ratio = c->mb / c->ma;
+}
+
+/* Holm over the rows' p-values, then each row's verdict. */
+static void judge(cmp_row *rows, size_t n, double threshold)
+{
+    double *p = calloc(n + 1, sizeof *p), *adj = calloc(n + 1, sizeof *adj);
+    if (!p || !adj) ln_die("out of memory");
+    for (size_t i = 0; i < n; i++) p[i] = rows[i].p;
+    ln_holm(p, n, adj);
+    for (size_t i = 0; i < n; i++) rows[i].p_adj = adj[i], rows[i].verdict = verdict_of(&rows[i], threshold, n);
+    free(p), free(adj);
+}
+
+static const char *default_out(const char *new0, char *buf, size_t n)
+{
+    if (ln_path_is_dir(new0)) snprintf(buf, n, "%s/compare.csv", new0);
+    else {
+        snprintf(buf, n, "%s", new0);
+        char *slash = strrchr(buf, '/');
+        snprintf(slash ? slash + 1 : buf, n - (slash ? (size_t)(slash + 1 - buf) : 0), "compare.csv");
+    }
+    return buf;
+}
+
+/* D and thread count from a benchmark name ("k/D:768/rows:341/threads:2"). */
+static void name_shape(const char *name, double *D, int *threads)
+{
+    const char *p = strstr(name, "/D:");
+    *D = p ? strtod(p + 3, NULL) : NAN;
+    p = strstr(name, "/threads:");
+    *threads = p ? atoi(p + 9) : 1;
+}
+
+size_t ln_duel_rows(const char *path, const char *ka, const char *kb, ln_duel *out, size_t cap)
+{
+    run r;
+    const char *paths[1] = {path};
+    size_t n = 0;
+    if (ln_path_is_dir(path)) { /* a folder without timings: nothing to say, quietly */
+        char *json[MAXPATHS];
+        size_t nj = ln_results_files(path, "bench.json", json, MAXPATHS);
+        for (size_t i = 0; i < nj; i++) free(json[i]);
+        if (!nj) return 0;
+    }
+    if (!load_run(&r, paths, 1, 1)) return free_run(&r), 0;
+    cmp_row *rows = calloc(r.ns + 1, sizeof *rows);
+    if (!rows) ln_die("out of memory");
+    for (size_t i = 0; i < r.ns; i++) {
+        const series *sa = &r.s[i];
+        if (strcmp(sa->kernel, ka)) continue;
+        double Da;
+        int ta;
+        name_shape(sa->name, &Da, &ta);
+        for (size_t j = 0; j < r.ns; j++) {
+            const series *sb = &r.s[j];
+            double Db;
+            int tb;
+            name_shape(sb->name, &Db, &tb);
+            if (strcmp(sb->kernel, kb) || Da != Db || ta != tb || strcmp(sa->regime, sb->regime)) continue;
+            test_pair(&rows[n++], sa, sb, 1, 1);
+            break;
+        }
+    }
+    judge(rows, n, 0);
+    size_t k = 0;
+    for (; k < n && k < cap; k++) {
+        ln_duel *d = &out[k];
+        snprintf(d->regime, sizeof d->regime, "%s", rows[k].a->regime);
+        name_shape(rows[k].a->name, &d->D, &d->threads);
+        d->ma = rows[k].ma, d->mb = rows[k].mb, d->p = rows[k].p, d->p_adj = rows[k].p_adj;
+        d->na = rows[k].a->n, d->nb = rows[k].b->n;
+        d->tested = rows[k].min_p * (double)n < P_SIGNIFICANT;
+    }
+    free(rows), free_run(&r);
+    return k;
+}
+
+/* lnbench compare --kernels A,B RUN: two kernels of one run, case by case. */
+static int duel(const ln_compare_opts *o)
+{
+    char a[128], b[128];
+    const char *comma = strchr(o->kernels, ',');
+    if (!comma || strchr(comma + 1, ',') || comma == o->kernels || !comma[1]) {
+        fprintf(stderr, "lnbench: compare: --kernels takes two kernels, A,B\n");
+        return LN_EXIT_USAGE;
+    }
+    snprintf(a, sizeof a, "%.*s", (int)(comma - o->kernels), o->kernels);
+    snprintf(b, sizeof b, "%s", comma + 1);
+    ln_duel d[512];
+    size_t n = ln_duel_rows(o->new_[0], a, b, d, 512);
+    if (!n) {
+        fprintf(stderr, "lnbench: compare: %s has no case timed for both %s and %s (same D, regime and threads)\n",
+                o->new_[0], a, b);
+        return LN_EXIT_USAGE;
+    }
+    printf("%s against %s in %s: median GB/s over repetitions; p: two-sided Mann-Whitney U, Holm-adjusted over the "
+           "%zu cases\n\n%-7s %7s %7s %9s %9s %7s %9s  %s\n",
+           b, a, o->new_[0], n, "regime", "D", "threads", "A", "B", "B / A", "p (adj)", "verdict");
+    for (size_t i = 0; i < n; i++) {
+        double ratio = d[i].mb / d[i].ma;
+        const char *v = d[i].p_adj < P_SIGNIFICANT ? (ratio > 1 ? b : a) : NULL;
+        char verdict[160];
+        if (v) snprintf(verdict, sizeof verdict, "%s faster by %.0f%%", v, 100 * (fmax(ratio, 1 / ratio) - 1));
+        else if (!d[i].tested)
+            snprintf(verdict, sizeof verdict, "inconclusive (%zu and %zu repetitions cannot tell)", d[i].na, d[i].nb);
+        else snprintf(verdict, sizeof verdict, "no significant difference");
+        printf("%-7s %7.0f %7d %9.4g %9.4g %7.3f %9.3g  %s\n", d[i].regime, d[i].D, d[i].threads, d[i].ma, d[i].mb,
+               ratio, d[i].p_adj, verdict);
+    }
+    return 0;
+}
+
+/* The kernel benchmarks of BASE that NEW lacks (a kernel or a whole op run missing); prints them. */
+static size_t missing_in_new(run *A, run *B, int quiet)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < A->ns; i++) {
+        series *sa = &A->s[i];
+        if (sa->probe || find_series(B, sa->op, sa->name)) continue;
+        if (!quiet && n < 12) fprintf(stderr, "  %s %s\n", sa->op, sa->name);
+        n++;
+    }
+    if (!quiet && n > 12) fprintf(stderr, "  ... (%zu in all)\n", n);
+    return n;
 }
 
 int ln_compare(const ln_compare_opts *o)
 {
+    if (o->kernels) return duel(o);
     run A, B;
     if (!load_run(&A, o->base, o->nbase, o->allow_missing)) return free_run(&A), LN_EXIT_USAGE;
     if (!load_run(&B, o->new_, o->nnew, o->allow_missing)) return free_run(&A), free_run(&B), LN_EXIT_USAGE;
@@ -378,111 +541,164 @@ int ln_compare(const ln_compare_opts *o)
         free_run(&A), free_run(&B);
         return LN_EXIT_USAGE;
     }
-    char out_default[1200];
-    const char *out = o->out_csv;
-    if (!out) {
-        if (ln_path_is_dir(o->new_[0])) snprintf(out_default, sizeof out_default, "%s/compare.csv", o->new_[0]);
-        else {
-            snprintf(out_default, sizeof out_default, "%s", o->new_[0]);
-            char *slash = strrchr(out_default, '/');
-            snprintf(slash ? slash + 1 : out_default,
-                     sizeof out_default - (slash ? (size_t)(slash + 1 - out_default) : 0), "compare.csv");
-        }
-        out = out_default;
+    /* a new run that lost kernels or a whole op run would otherwise pass unseen */
+    size_t lost = missing_in_new(&A, &B, 1);
+    if (lost && !o->allow_missing) {
+        fprintf(stderr, "lnbench: compare: %s lacks %zu kernel benchmark%s of %s:\n", B.where, lost,
+                lost == 1 ? "" : "s", A.where);
+        missing_in_new(&A, &B, 0);
+        fprintf(stderr, "(a timing file or kernel missing; --allow-missing compares what both have)\n");
+        free_run(&A), free_run(&B);
+        return LN_EXIT_USAGE;
     }
-    ln_outfile csv;
-    ln_out_open(&csv, out);
-    fprintf(csv.f, "kernel,benchmark,regime,n_base,n_new,base,new,ratio,p_value,verdict,unit,op\n");
+    char out_default[1200];
+    const char *out = o->out_csv ? o->out_csv : default_out(o->new_[0], out_default, sizeof out_default);
     const char *unit = o->cross_machine ? "fraction of limit" : "GB/s";
-    printf("base: %s (commit %s, %s)\nnew:  %s (commit %s, %s)\n", A.where, *A.commit ? A.commit : "?", A.cpu, B.where,
-           *B.commit ? B.commit : "?", B.cpu);
-    ln_compare_tuning_note(o->base, o->nbase, o->new_, o->nnew);
-    printf("%s: median over repetitions; ratio = new / base (> 1: new is faster); p: two-sided Mann-Whitney U;\n"
-           "verdict: beyond +-%.0f%% with p < %.2f\n",
-           unit, 100 * o->threshold, P_SIGNIFICANT);
-    const char *red = o->color ? "\033[31m" : "", *green = o->color ? "\033[32m" : "",
-               *reset = o->color ? "\033[0m" : "";
-    /* one group per op, in reading order; each its probes first, apart, then its kernels */
+
+    /* every benchmark in both runs, probes first within an op; the kernels' tests corrected together */
     const char *ops[MAX_OPS];
     size_t nops = 0;
     for (size_t i = 0; i < B.ns; i++) ln_add_unique(ops, &nops, MAX_OPS, B.s[i].op);
     ln_sort_ops(ops, nops);
-    tally all = {0}, per_op[MAX_OPS] = {{0}};
-    slow_row *slow = calloc(B.ns + 1, sizeof *slow); /* the slower kernel benchmarks, named at the end */
-    size_t nslow = 0;
-    if (!slow) ln_die("out of memory");
-    for (size_t g = 0; g < nops; g++) {
-        if (nops > 1 || strcmp(ops[g], "layernorm")) printf("\n%s (%s):\n", ln_op_title(ops[g]), ops[g]);
-        for (int pass = 0; pass < 2; pass++) {
-            int header = 0;
+    cmp_row *rows = calloc(B.ns + 1, sizeof *rows), *kern = calloc(B.ns + 1, sizeof *kern);
+    if (!rows || !kern) ln_die("out of memory");
+    size_t nrows = 0, nk = 0, unmatched = 0, min_n = 0;
+    for (size_t g = 0; g < nops; g++)
+        for (int pass = 0; pass < 2; pass++)
             for (size_t i = 0; i < B.ns; i++) {
                 series *sb = &B.s[i], *sa = find_series(&A, sb->op, sb->name);
                 if (sb->probe != !pass || strcmp(sb->op, ops[g])) continue;
                 if (!sa) {
-                    all.unmatched++;
+                    unmatched += !sb->probe;
                     continue;
                 }
-                if (!header++)
-                    printf("\n%-48s %-6s %9s %9s %7s %7s  %s\n", pass ? "kernel benchmark" : "probe", "regime", "base",
-                           "new", "ratio", "p", "verdict");
-                double va[MAXREP], vb[MAXREP];
                 double la = 1, lb = 1;
                 if (o->cross_machine) {
                     la = run_limit(&A, sa->regime, sa->op), lb = run_limit(&B, sb->regime, sb->op);
                     if (isnan(la) || isnan(lb)) {
-                        printf("%-48s %-6s no probe of this regime in both runs: not compared\n", sb->name, sb->regime);
+                        printf("%s %s: no probe of this regime in both runs: not compared\n", sb->op, sb->name);
                         continue;
                     }
                 }
-                for (size_t k = 0; k < sa->n; k++) va[k] = sa->gbps[k] / la;
-                for (size_t k = 0; k < sb->n; k++) vb[k] = sb->gbps[k] / lb;
-                double p = ln_mann_whitney_p(va, sa->n, vb, sb->n);
-                double ma = ln_median(va, sa->n), mb = ln_median(vb, sb->n), ratio = mb / ma;
-                const char *verdict = "same", *col = "";
-                if (p < P_SIGNIFICANT && ratio < 1 - o->threshold) verdict = "slower", col = red;
-                else if (p < P_SIGNIFICANT && ratio > 1 + o->threshold) verdict = "faster", col = green;
-                if (!sb->probe) {
-                    count(&all, verdict, ratio), count(&per_op[g], verdict, ratio);
-                    if (!strcmp(verdict, "slower")) slow[nslow++] = (slow_row){sb, ratio};
-                }
-                if (sa->n < all.min_n || !all.min_n) all.min_n = sa->n;
-                if (sb->n < all.min_n) all.min_n = sb->n;
-                printf("%-48s %-6s %9.4g %9.4g %7.3f %7.3g  %s%s%s\n", sb->name, sb->regime, ma, mb, ratio, p, col,
-                       verdict, reset);
-                fprintf(csv.f, "%s,%s,%s,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%s,%s,%s\n", sb->kernel, sb->name, sb->regime,
-                        sa->n, sb->n, ma, mb, ratio, p, verdict, unit, sb->op);
+                test_pair(&rows[nrows], sa, sb, la, lb);
+                if (!sb->probe) kern[nk++] = rows[nrows];
+                if (!min_n || sa->n < min_n) min_n = sa->n;
+                if (sb->n < min_n) min_n = sb->n;
+                nrows++;
+            }
+    if (!nk) {
+        fprintf(stderr, "lnbench: compare: no kernel benchmark is in both runs\n");
+        free(rows), free(kern), free_run(&A), free_run(&B);
+        return LN_EXIT_USAGE;
+    }
+    judge(kern, nk, o->threshold); /* probes are yardsticks: judged apart, never gated */
+    size_t nprobe = nrows - nk;
+    cmp_row *probes = malloc((nprobe + 1) * sizeof *probes);
+    if (!probes) ln_die("out of memory");
+    for (size_t i = 0, q = 0; i < nrows; i++)
+        if (rows[i].b->probe) probes[q++] = rows[i];
+    judge(probes, nprobe, o->threshold);
+    for (size_t i = 0, q = 0, k = 0; i < nrows; i++) rows[i] = rows[i].b->probe ? probes[q++] : kern[k++];
+    free(probes), free(kern);
+
+    ln_outfile csv;
+    ln_out_open(&csv, out);
+    fprintf(csv.f, "kernel,benchmark,regime,n_base,n_new,base,new,ratio,p_value,p_holm,verdict,unit,op\n");
+    for (size_t i = 0; i < nrows; i++) {
+        const cmp_row *c = &rows[i];
+        fprintf(csv.f, "%s,%s,%s,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%s\n", c->b->kernel, c->b->name, c->b->regime,
+                c->a->n, c->b->n, c->ma, c->mb, c->ratio, c->p, c->p_adj, c->verdict, unit, c->b->op);
+    }
+    ln_out_commit(&csv);
+
+    printf("base: %s (commit %s, %s)\nnew:  %s (commit %s, %s)\n", A.where, *A.commit ? A.commit : "?", A.cpu, B.where,
+           *B.commit ? B.commit : "?", B.cpu);
+    ln_compare_tuning_note(o->base, o->nbase, o->new_, o->nnew);
+    printf(
+        "%s: median over repetitions; ratio = new / base (> 1: new is faster); p: two-sided Mann-Whitney U,\n"
+        "Holm-adjusted over the %zu kernel benchmarks (so that all of them together raise a false alarm less than\n"
+        "%.0f%% of the time). slower / faster: beyond +-%.0f%% with adjusted p < %.2f; inconclusive: beyond +-%.0f%%\n"
+        "but with too few repetitions for any p to reach that; same: otherwise.\n",
+        unit, nk, 100 * P_SIGNIFICANT, 100 * o->threshold, P_SIGNIFICANT, 100 * o->threshold);
+    const char *red = o->color ? "\033[31m" : "", *green = o->color ? "\033[32m" : "",
+               *yellow = o->color ? "\033[33m" : "", *reset = o->color ? "\033[0m" : "";
+#define COLOUR(v) (!strcmp(v, "slower") ? red : !strcmp(v, "faster") ? green : !strcmp(v, "inconclusive") ? yellow : "")
+
+    /* the roll-up first: one line per kernel, slowest first */
+    tally *per_k = calloc(nrows + 1, sizeof *per_k), all = {0}, per_op[MAX_OPS];
+    memset(per_op, 0, sizeof per_op);
+    size_t nker = 0;
+    if (!per_k) ln_die("out of memory");
+    for (size_t i = 0; i < nrows; i++) {
+        const cmp_row *c = &rows[i];
+        if (c->b->probe) continue;
+        size_t k = 0;
+        while (k < nker && (strcmp(per_k[k].kernel, c->b->kernel) || strcmp(per_k[k].op, c->b->op))) k++;
+        if (k == nker) per_k[nker].kernel = c->b->kernel, per_k[nker].op = c->b->op, nker++;
+        count(&per_k[k], c), count(&all, c);
+        for (size_t g = 0; g < nops; g++)
+            if (!strcmp(ops[g], c->b->op)) count(&per_op[g], c);
+    }
+    for (size_t a = 1; a < nker; a++)
+        for (size_t b = a; b > 0 && per_k[b - 1].log_sum / per_k[b - 1].nlog > per_k[b].log_sum / per_k[b].nlog; b--) {
+            tally t = per_k[b];
+            per_k[b] = per_k[b - 1], per_k[b - 1] = t;
+        }
+    printf("\nper kernel: geomean ratio over its benchmarks, slowest first\n%-14s %-44s %8s %6s %6s %6s %6s %6s  %s\n",
+           "op", "kernel", "geomean", "cases", "slower", "faster", "incon.", "same", "verdict");
+    for (size_t k = 0; k < nker; k++) {
+        const tally *t = &per_k[k];
+        const char *v = tally_verdict(t);
+        if (o->only_changed && !strcmp(v, "same")) continue;
+        printf("%-14s %-44s %8.3f %6d %6d %6d %6d %6d  %s%s%s\n", t->op, t->kernel, exp(t->log_sum / t->nlog), t->nlog,
+               t->slower, t->faster, t->inconclusive, t->same, COLOUR(v), v, reset);
+    }
+
+    /* then each benchmark (with --only-changed, those whose verdict is not "same") */
+    size_t shown = 0;
+    for (size_t g = 0; g < nops; g++) {
+        int op_header = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            int header = 0;
+            for (size_t i = 0; i < nrows; i++) {
+                const cmp_row *c = &rows[i];
+                if (c->b->probe != !pass || strcmp(c->b->op, ops[g])) continue;
+                if (o->only_changed && !strcmp(c->verdict, "same")) continue;
+                if (!op_header++ && (nops > 1 || strcmp(ops[g], "layernorm")))
+                    printf("\n%s (%s):\n", ln_op_title(ops[g]), ops[g]);
+                if (!header++)
+                    printf("\n%-48s %-6s %9s %9s %7s %8s %8s  %s\n", pass ? "kernel benchmark" : "probe", "regime",
+                           "base", "new", "ratio", "p", "p (adj)", "verdict");
+                printf("%-48s %-6s %9.4g %9.4g %7.3f %8.3g %8.3g  %s%s%s\n", c->b->name, c->b->regime, c->ma, c->mb,
+                       c->ratio, c->p, c->p_adj, COLOUR(c->verdict), c->verdict, reset);
+                shown++;
             }
         }
     }
-    ln_out_commit(&csv);
-    if (!all.nlog) {
-        fprintf(stderr, "lnbench: compare: no kernel benchmark is in both runs\n");
-        free(slow), free_run(&A), free_run(&B);
-        return LN_EXIT_USAGE;
-    }
+    if (o->only_changed && !shown) printf("\nevery benchmark: same\n");
     putchar('\n');
     for (size_t g = 0; nops > 1 && g < nops; g++)
         if (per_op[g].nlog) print_tally(ops[g], &per_op[g]);
     print_tally(nops > 1 ? "all ops" : NULL, &all);
-    for (size_t k = 0; k < nslow; k++)
-        printf("%sslower%s: %s %s (ratio %.3f)\n", red, reset, slow[k].s->op, slow[k].s->name, slow[k].ratio);
-    free(slow);
-    int nlog = all.nlog;
-    size_t min_n = all.min_n;
-    if (nlog >= 10)
-        printf("note: %d tests at p < %.2f: about %.1f would come out slower or faster by chance alone when nothing "
-               "changed; trust a verdict that repeats\n",
-               nlog, P_SIGNIFICANT, nlog * P_SIGNIFICANT);
-    if (min_n < 5)
-        printf("note: %zu repetitions on a side: the smallest p-value possible is %.2g, so nothing can be significant "
-               "below 4 or 5 repetitions a side\n",
-               min_n,
-               2.0 / (min_n == 1   ? 2
-                      : min_n == 2 ? 6
-                      : min_n == 3 ? 20
-                                   : 70));
+    if (unmatched) printf("%zu kernel benchmarks in the new run only: not compared\n", unmatched);
+    if (lost) printf("%zu kernel benchmarks of the base run missing from the new one (--allow-missing)\n", lost);
+    for (size_t i = 0; i < nrows; i++)
+        if (!rows[i].b->probe && !strcmp(rows[i].verdict, "slower"))
+            printf("%sslower%s: %s %s (ratio %.3f, adjusted p %.2g)\n", red, reset, rows[i].b->op, rows[i].b->name,
+                   rows[i].ratio, rows[i].p_adj);
+    if (all.inconclusive)
+        printf("%sinconclusive%s: %d kernel benchmark%s moved beyond +-%.0f%%, but with %zu repetition%s a side the "
+               "smallest p is %.2g, above %.2g (%.2f over %zu tests): time %d or more repetitions a side "
+               "(--benchmark_repetitions) to tell\n",
+               yellow, reset, all.inconclusive, all.inconclusive == 1 ? "" : "s", 100 * o->threshold, min_n,
+               min_n == 1 ? "" : "s", ln_mann_whitney_min_p(min_n, min_n), P_SIGNIFICANT / (double)nk, P_SIGNIFICANT,
+               nk, reps_needed(P_SIGNIFICANT, nk));
     accuracy_changes(&A, &B);
     printf("\nwrote %s\n", out);
-    free_run(&A), free_run(&B);
-    return all.slower ? 1 : 0;
+    int status = all.slower ? 1 : all.inconclusive ? LN_EXIT_INCONCLUSIVE : 0;
+    printf("compare: %s\n", status == 1   ? "slower (exit 1)"
+                            : status == 0 ? "no kernel slower (exit 0)"
+                                          : "inconclusive (exit 3)");
+    free(per_k), free(rows), free_run(&A), free_run(&B);
+    return status;
 }

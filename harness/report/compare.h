@@ -17,11 +17,33 @@ typedef struct {
     int allow_missing;   /* merge accuracy shards with some of the split missing */
     const char *out_csv; /* NULL: compare.csv beside NEW */
     int color;           /* ANSI colours in the table */
+    int only_changed;    /* the detail lists only benchmarks whose verdict is not "same" */
+    const char *kernels; /* "A,B": two kernels of the one run in new_[0], case by case */
 } ln_compare_opts;
 
-/* Prints the comparison and writes the CSV. Returns 0 (no kernel of any op slower beyond the threshold
- * with p < 0.05), 1 (at least one), 2 (bad input, or different CPU models without
- * cross_machine). */
+/* compare's exit status when a change beyond the threshold could not be tested (too few
+ * repetitions for any p-value to be significant after the correction for the number of tests) */
+#define LN_EXIT_INCONCLUSIVE 3
+
+/* Prints the comparison (a per-kernel roll-up, then each benchmark) and writes the CSV. p-values
+ * are Holm-adjusted over the kernel benchmarks. Returns 0 (no kernel of any op slower beyond the
+ * threshold), 1 (at least one slower), 3 (none slower, but a change beyond the threshold that the
+ * repetitions cannot test), 2 (bad input, different CPU models without cross_machine, or NEW
+ * lacking kernel benchmarks of BASE without allow_missing). With kernels: the two kernels of one
+ * run side by side, 0 or 2. */
 int ln_compare(const ln_compare_opts *o);
+
+/* Two kernels of one run (a results folder or bench JSON), case by case: the cases timed for
+ * both at the same regime, D and thread count, with each one's median GB/s, the p-value of the
+ * difference (raw and Holm-adjusted over the cases) and whether the repetitions can test it. */
+typedef struct {
+    char regime[16];
+    double D;
+    int threads;
+    double ma, mb, p, p_adj;
+    size_t na, nb;
+    int tested; /* enough repetitions for the adjusted p to reach 0.05 */
+} ln_duel;
+size_t ln_duel_rows(const char *path, const char *ka, const char *kb, ln_duel *out, size_t cap);
 
 #endif

@@ -28,6 +28,23 @@ static FILE *open_in(figs *F, const char *name, const char *ext)
     FILE *f = fopen(p, "w");
     if (!f) ln_die("cannot write %s", p);
     free(p);
+    if (!strcmp(ext, "gp")) {
+        /* every kernel of the folder, in one order: its place picks its colour and point type,
+         * the same in every figure (scripts/common.gp) */
+        const char *all[1024];
+        size_t n = 0;
+        for (size_t i = 0; i < F->R->nsp; i++)
+            if (!F->R->sp[i].probe) ln_add_unique(all, &n, 1024, F->R->sp[i].kernel);
+        for (size_t i = 0; i < F->R->nac; i++) ln_add_unique(all, &n, 1024, F->R->ac[i].kernel);
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && strcmp(all[j - 1], all[j]) > 0; j--) {
+                const char *t = all[j];
+                all[j] = all[j - 1], all[j - 1] = t;
+            }
+        fputs("allk = \"", f);
+        for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? " " : "", all[i]);
+        fputs("\"\n", f);
+    }
     return f;
 }
 
@@ -168,7 +185,9 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
     size_t n = kernels_of(F->R, op, dt, rg, all);
     if (!n) return;
     const char *probe = NULL;
-    double limit = ln_regime_limit(&F->R->bench, rg, dt, &probe);
+    double size = NAN;
+    char sz[32];
+    double limit = ln_run_limit(F->R->dir, &F->R->bench, op, rg, F->R->threads, dt, &probe, &size);
     size_t m = family_best(all, n, best);
     for (int detail = 0; detail < 2; detail++) {
         if (detail && n <= m) break; /* the overview already shows every kernel */
@@ -182,7 +201,8 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
         double dlo, dhi, glo, ghi;
         d_range(s, k, &dlo, &dhi, &glo, &ghi);
         if (!isnan(limit) && limit > ghi) ghi = limit;
-        int logy = ghi > 10 * glo;
+        /* linear: on a log axis the top kernels, the ones a reader chooses between, are squashed */
+        int logy = 0;
         write_speed_blocks(f, s, k);
         fprintf(v, "title = \"%s, %s, %s-resident, D %g-%g: %s; %s\"\n", ln_op_title(op), dt, rg, dlo, dhi,
                 detail ? "every kernel, fastest first" : "the fastest kernel of each algorithm", F->machine);
@@ -203,7 +223,8 @@ static void throughput(figs *F, const char *op, const char *dt, const char *rg)
         fprintf(v, "n = %zu\npanel = %zu\nlogy = %d\nymin = %g\nymax = %g\nxmin = %g\nxmax = %g\n", k,
                 (k + npanels - 1) / npanels, logy, logy ? glo / 1.5 : 0, ghi * 1.15, dlo, dhi);
         if (!isnan(limit))
-            fprintf(v, "limit = %g\nlimitname = \"machine limit (%s, %.3g GB/s)\"\n", limit, probe, limit);
+            fprintf(v, "limit = %g\nlimitname = \"machine limit (%s at %s, %.3g GB/s)\"\n", limit, probe,
+                    ln_size_label(size, sz, sizeof sz), limit);
         else fputs("limit = 0\nlimitname = \"\"\n", v);
         fclose(f), fclose(v);
         list_figure(F, name, "throughput");
@@ -340,6 +361,21 @@ static void conditioning(figs *F, const char *dt)
     fprintf(v, "names = \"");
     for (size_t i = 0; i < nk; i++) fprintf(v, "%s%s", i ? " " : "", ks[i]);
     fprintf(v, "\"\nn = %zu\nfloor = %g\ntop = %g\nmmin = %g\nmmax = %g\n", nk, fl, top, mlo, mhi);
+    /* where the drawn rows degenerate when stored in the dtype (bf16 keeps 8 bits: N(1e3, 1)
+     * is nearly constant), the curves stop: the figure says so */
+    int cin = ln_table_col(t, "input");
+    double degen = 0;
+    const char *what = "";
+    for (size_t r = 0; cin >= 0 && r < t->rows; r++) {
+        const char *d = ln_table_cell(t, r, cd);
+        if (strcmp(ln_table_cell(t, r, cdt), dt) || strncmp(d, "offset:", 7) || ln_input_ok(t, r, cin)) continue;
+        double M = strtod(d + 7, NULL);
+        if (!degen || M < degen) degen = M, what = ln_table_cell(t, r, cin);
+    }
+    fprintf(v,
+            "degen = %g\ndegenwhat = \"from M = %g the rows stored in %s degenerate (input: %s): no kernel is judged "
+            "there\"\n",
+            degen, degen, dt, what);
     fclose(f), fclose(v);
     list_figure(F, name, "conditioning");
 }
@@ -562,6 +598,54 @@ static void history(figs *F, const char *kernel)
     list_figure(F, name, "history");
 }
 
+/* ---- scaling: GB/s against the thread count, one line per kernel of LayerNorm timed at several
+ * counts (its best of each algorithm, f32 first), the limit at each count dashed ---- */
+static void scaling(figs *F, const char *rg)
+{
+    ln_scaling *all = malloc((F->R->bench.rows + 1) * sizeof *all);
+    if (!all) ln_die("out of memory");
+    size_t n = ln_scaling_rows(&F->R->bench, all, F->R->bench.rows), k = 0;
+    ln_scaling *s[MAX_SERIES];
+    /* LayerNorm's f32 kernels of this regime, fastest at one thread first, one per algorithm */
+    for (size_t i = 0; i < n; i++) {
+        ln_scaling *a = &all[i];
+        ln_speed *sp = ln_find_speed(F->R, a->kernel, rg);
+        if (strcmp(a->regime, rg) || strcmp(a->op, "layernorm") || !sp || strcmp(sp->dtype, "f32")) continue;
+        char fa[96], fb[96];
+        size_t j = 0;
+        while (j < k && strcmp(ln_family(a->kernel, fa, sizeof fa), ln_family(s[j]->kernel, fb, sizeof fb))) j++;
+        if (j < k) {
+            if (a->gbps[0] > s[j]->gbps[0]) s[j] = a;
+        } else if (k < MAX_SERIES) s[k++] = a;
+    }
+    if (!k) return free(all);
+    char name[64];
+    snprintf(name, sizeof name, "scaling-%s-f32", rg);
+    FILE *f = open_in(F, name, "dat"), *v = open_in(F, name, "gp");
+    double top = 0, tmax = 1;
+    for (size_t i = 0; i < k; i++) {
+        fprintf(f, "# %s: threads GB/s\n", s[i]->kernel);
+        for (size_t j = 0; j < s[i]->n; j++) {
+            fprintf(f, "%d %g\n", s[i]->threads[j], s[i]->gbps[j]);
+            top = fmax(top, s[i]->gbps[j]), tmax = fmax(tmax, s[i]->threads[j]);
+        }
+        fputs("\n\n", f);
+    }
+    fputs("# limit: threads GB/s\n", f);
+    for (size_t j = 0; j < s[0]->n; j++) {
+        double g = ln_run_limit(F->R->dir, &F->R->bench, "layernorm", rg, s[0]->threads[j], "f32", NULL, NULL);
+        if (!isnan(g)) fprintf(f, "%d %g\n", s[0]->threads[j], g), top = fmax(top, g);
+    }
+    fputs("\n\n", f);
+    fprintf(v, "title = \"LayerNorm f32, %s: GB/s against threads; %s\"\n", rg, F->machine);
+    fputs("names = \"", v);
+    for (size_t i = 0; i < k; i++) fprintf(v, "%s%s", i ? " " : "", s[i]->kernel);
+    fprintf(v, "\"\nn = %zu\nymax = %g\ntmax = %g\n", k, top * 1.15, tmax);
+    fclose(f), fclose(v);
+    list_figure(F, name, "scaling");
+    free(all);
+}
+
 int ln_figures_write(const char *dir, const char *history_kernel)
 {
     ln_results R;
@@ -590,6 +674,7 @@ int ln_figures_write(const char *dir, const char *history_kernel)
             if (!strcmp(ops[o], "layernorm")) conditioning(&F, R.dtypes[i]), eps(&F, R.dtypes[i]);
             if (R.have_bench && R.have_acc[LN_ACC_DEFAULT]) pareto(&F, ops[o], R.dtypes[i]);
         }
+    for (size_t j = 0; j < R.nregimes; j++) scaling(&F, R.regimes[j]);
     history(&F, history_kernel);
     fclose(F.list);
     free(lp), free(plots), free(F.data);

@@ -493,22 +493,30 @@ void ln_merge_results(const char *out, const char *const *srcs, size_t nsrc, int
 {
     part_list lists[NKINDS] = {0};
     load_sources(lists, srcs, nsrc);
+    /* every kind merged (and every conflict refused, exit 2) before the first file is written:
+     * a refused merge leaves nothing behind, not a folder half of one run */
+    char *text[NKINDS] = {0}, *mtext[NKINDS] = {0};
     for (int k = 0; k < NKINDS; k++) {
         if (!lists[k].n) continue;
-        char missing[1024], p[1200];
-        char *text = merge_rows(k, &lists[k], allow_missing, missing, sizeof missing);
+        char missing[1024];
+        text[k] = merge_rows(k, &lists[k], allow_missing, missing, sizeof missing);
         json_t *meta = merge_meta(k, &lists[k], missing);
-        char *mtext = json_dumps(meta, JSON_INDENT(2));
+        mtext[k] = json_dumps(meta, JSON_INDENT(2));
+        json_decref(meta);
+    }
+    for (int k = 0; k < NKINDS; k++) {
+        if (!lists[k].n) continue;
+        char p[1200];
         snprintf(p, sizeof p, "%s/%s", out, kind_file[k]);
-        write_text(p, text, "");
+        write_text(p, text[k], "");
         size_t rows = 0;
-        for (const char *c = strchr(text, '\n'); c && c[1]; c = strchr(c + 1, '\n')) rows++;
+        for (const char *c = strchr(text[k], '\n'); c && c[1]; c = strchr(c + 1, '\n')) rows++;
         fprintf(stderr, "lnbench: merged %zu file%s into %s (%zu rows)\n", lists[k].n, lists[k].n > 1 ? "s" : "", p,
                 rows);
         snprintf(p, sizeof p, "%s/%s.meta.json", out, kind_file[k]);
-        write_text(p, mtext, "\n");
+        write_text(p, mtext[k], "\n");
         if (k == K_BENCH) merge_bench_json(out, &lists[k]);
-        free(text), free(mtext), json_decref(meta);
+        free(text[k]), free(mtext[k]);
         free_parts(&lists[k]);
     }
 }

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "doc.h"
 #include "kernel.h"
 #include "outfile.h"
@@ -40,6 +42,9 @@ static const char *of_limit(char *buf, size_t n, double g, double limit)
     else snprintf(buf, n, "%.0f%%", 100 * g / limit);
     return buf;
 }
+
+static double limit_of(ln_results *R, const char *op, const char *regime, const char *dtype, const char **probe,
+                       double *bytes);
 
 /* ---- sections ---- */
 static void machine_line(ln_results *R, ln_doc *d)
@@ -198,9 +203,10 @@ static void speed_summary(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Speed");
     ln_doc_para(d,
-                "GB/s: 1e9 bytes of %s per second (%s not counted), median over D. Limit: the best of the probes "
-                "that move the same element size (probe-copy, probe-stream; probe-copy-16, probe-stream-16 for "
-                "f16 and bf16) in the same regime, bytes counted the same way.",
+                "GB/s: 1e9 bytes of %s per second (%s not counted), median over D. Limit: the faster of the "
+                "probes that move the same element size (probe-copy, probe-stream; probe-copy-16, probe-stream-16 "
+                "for f16 and bf16) in this op's own run, at the same size and thread count, bytes counted the same "
+                "way.",
                 ln_backward_op(op) ? "x and dy read + dx written" : "x read + y written",
                 ln_backward_op(op) ? "gamma, dgamma, dbeta and the saved statistics" : "gamma, beta");
     const char *h[] = {"dtype", "regime", "fastest", "GB/s", "of limit", "against the peers"};
@@ -210,7 +216,7 @@ static void speed_summary(ln_results *R, ln_doc *d, const char *op)
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
             ln_speed *best = ln_fastest_op(R, op, dt, rg, 0), *own = ln_fastest_op(R, op, dt, rg, 1);
             if (!best) continue;
-            double limit = ln_regime_limit(&R->bench, rg, dt, NULL);
+            double limit = limit_of(R, op, rg, dt, NULL, NULL);
             char g[32], frac[64], peers[512] = "";
             snprintf(g, sizeof g, "%.3g", best->median);
             of_limit(frac, sizeof frac, best->median, limit);
@@ -235,69 +241,180 @@ static void speed_summary(ln_results *R, ln_doc *d, const char *op)
     ln_doc_table_end(d);
 }
 
-/* The regimes' limits, once, with the note on kernels above them. */
-static void limits(ln_results *R, ln_doc *d)
+/* The limit of an op's kernels storing dtype in a regime at the report's thread count (one
+ * definition: results/README.md). */
+static double limit_of(ln_results *R, const char *op, const char *regime, const char *dtype, const char **probe,
+                       double *bytes)
+{
+    return ln_run_limit(R->dir, &R->bench, op, regime, R->threads, dtype, probe, bytes);
+}
+
+/* "probe-stream at 64M, rmsnorm's own run" (or "..., bench.csv" for a folder of one merged run) */
+static const char *limit_source(ln_results *R, char *buf, size_t n, const char *op, const char *probe, double bytes)
+{
+    char size[32], own[300];
+    snprintf(own, sizeof own, "%s/ops/bench-%s.csv", R->dir, op);
+    int own_run = !strcmp(op, "layernorm") || ln_path_exists(own);
+    snprintf(buf, n, "%s at %s, %s%s", probe ? probe : "?", ln_size_label(bytes, size, sizeof size),
+             own_run ? op : "bench.csv", own_run ? "'s own run" : "");
+    return buf;
+}
+
+/* The op's limits, per regime and storage width, each named with its probe, size and run. */
+static void limits(ln_results *R, ln_doc *d, const char *op)
 {
     for (size_t j = 0; j < R->nregimes; j++) {
         const char *probe = NULL, *probe16 = NULL;
-        double limit = ln_regime_limit(&R->bench, R->regimes[j], "f32", &probe);
-        if (!isnan(limit)) ln_doc_item(d, "limit, %s: %.3g GB/s (%s)", R->regimes[j], limit, probe);
-        double limit16 = ln_regime_limit(&R->bench, R->regimes[j], "f16", &probe16);
+        double b = NAN, b16 = NAN;
+        char src[160];
+        double limit = limit_of(R, op, R->regimes[j], "f32", &probe, &b);
+        if (!isnan(limit))
+            ln_doc_item(d, "limit, %s, %s, %d thread%s: %.3g GB/s (%s)", op, R->regimes[j], R->threads,
+                        R->threads == 1 ? "" : "s", limit, limit_source(R, src, sizeof src, op, probe, b));
+        double limit16 = limit_of(R, op, R->regimes[j], "f16", &probe16, &b16);
         if (!isnan(limit16) && probe16 != probe)
-            ln_doc_item(d, "limit, %s, 16-bit storage: %.3g GB/s (%s)", R->regimes[j], limit16, probe16);
+            ln_doc_item(d, "limit, %s, %s, 16-bit storage: %.3g GB/s (%s)", op, R->regimes[j], limit16,
+                        limit_source(R, src, sizeof src, op, probe16, b16));
     }
-    if (above_limit_notes)
-        ln_doc_para(d,
-                    "Above the probes: the limit is the best the two streaming probes showed, not a ceiling; a kernel "
-                    "that overlaps its reads and writes better (probe-copy also pays an uncounted read of y before "
-                    "each store) beats it. Its ratio is shown, not a percentage.");
 }
 
-/* The most accurate kernel of an op and dtype (smallest worst max_norm; on a tie the faster in
- * regime: equal errors cost nothing); NULL when none has finite outputs. */
-static ln_accstat *most_accurate(ln_results *R, const char *op, const char *dtype, const char *regime)
+/* The worst (smallest) cr_frac of a kernel over accuracy.csv's cases whose input stayed ok; NAN
+ * when the file has no such column or case. */
+static double worst_cr(ln_results *R, const char *kernel)
+{
+    const ln_table *t = &R->acc[LN_ACC_DEFAULT];
+    int ck = ln_table_col(t, "kernel"), cc = ln_table_col(t, "cr_frac"), cin = ln_table_col(t, "input");
+    double w = NAN;
+    for (size_t r = 0; cc >= 0 && r < t->rows; r++) {
+        double v = ln_table_num(t, r, cc);
+        if (!strcmp(ln_table_cell(t, r, ck), kernel) && ln_input_ok(t, r, cin) && !isnan(v) && !(v >= w)) w = v;
+    }
+    return w;
+}
+
+/* The accuracy order: non-finite outputs last; then the worst max_ulp over well-formed inputs,
+ * then the worst max_norm, then the larger worst cr_frac. Never speed: equal errors are a tie.
+ * Returns <0, 0 (a tie), >0. */
+static int acc_order(ln_results *R, const ln_accstat *a, const ln_accstat *b)
+{
+    int ia = isinf(ln_accuracy_rank(a)), ib = isinf(ln_accuracy_rank(b));
+    if (ia != ib) return ia - ib;
+    const double keys[3][2] = {{a->worst_ulp, b->worst_ulp},
+                               {a->worst_norm, b->worst_norm},
+                               {-worst_cr(R, a->kernel), -worst_cr(R, b->kernel)}};
+    for (int k = 0; k < 3; k++) {
+        double x = keys[k][0], y = keys[k][1];
+        if (isnan(x) || isnan(y)) {
+            if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
+            continue;
+        }
+        if (fabs(x - y) > 1e-9 * fmax(fabs(x), fabs(y))) return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The most accurate kernels of an op and dtype (acc_order), ties all named: fills out (at most
+ * cap, file order) and returns how many; 0 when none has finite outputs. */
+static size_t most_accurate_set(ln_results *R, const char *op, const char *dtype, ln_accstat **out, size_t cap)
 {
     ln_accstat *best = NULL;
     for (size_t k = 0; k < R->nac; k++) {
         ln_accstat *a = &R->ac[k];
         if (strcmp(a->op, op) || strcmp(a->dtype, dtype) || isinf(ln_accuracy_rank(a))) continue;
-        ln_speed *sa = regime ? ln_find_speed(R, a->kernel, regime) : NULL,
-                 *sb = best && regime ? ln_find_speed(R, best->kernel, regime) : NULL;
-        int faster = sa && !isnan(sa->median) && (!sb || isnan(sb->median) || sa->median > sb->median);
-        if (!best || ln_accuracy_rank(a) < ln_accuracy_rank(best) ||
-            (ln_accuracy_rank(a) == ln_accuracy_rank(best) && faster))
-            best = a;
+        if (!best || acc_order(R, a, best) < 0) best = a;
+    }
+    size_t n = 0;
+    for (size_t k = 0; best && k < R->nac && n < cap; k++) {
+        ln_accstat *a = &R->ac[k];
+        if (!strcmp(a->op, op) && !strcmp(a->dtype, dtype) && !isinf(ln_accuracy_rank(a)) && !acc_order(R, a, best))
+            out[n++] = a;
+    }
+    return n;
+}
+
+/* A tie's names: "f32-accurate-{scalar,avx2}" when they differ only after the last '-', else
+ * "a, b"; buf of n bytes. */
+static const char *tie_names(ln_accstat **set, size_t k, char *buf, size_t n)
+{
+    if (k == 1) return snprintf(buf, n, "%s", set[0]->kernel), buf;
+    const char *dash = strrchr(set[0]->kernel, '-');
+    size_t stem = dash ? (size_t)(dash - set[0]->kernel) + 1 : 0;
+    int same = stem > 0;
+    for (size_t i = 1; i < k && same; i++)
+        same = !strncmp(set[i]->kernel, set[0]->kernel, stem) && !strchr(set[i]->kernel + stem, '-');
+    size_t len = (size_t)snprintf(buf, n, "%.*s%s", same ? (int)stem : 0, set[0]->kernel, same ? "{" : "");
+    for (size_t i = 0; i < k && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? (same ? "," : ", ") : "",
+                                set[i]->kernel + (same ? stem : 0));
+    if (same && len < n) snprintf(buf + len, n - len, "}");
+    return buf;
+}
+
+/* The fastest of a set in a regime (the cost of that accuracy), NULL when none was timed. */
+static ln_speed *fastest_of(ln_results *R, ln_accstat **set, size_t k, const char *regime)
+{
+    ln_speed *best = NULL;
+    for (size_t i = 0; i < k && regime; i++) {
+        ln_speed *s = ln_find_speed(R, set[i]->kernel, regime);
+        if (s && !isnan(s->median) && (!best || s->median > best->median)) best = s;
     }
     return best;
+}
+
+/* The most accurate of an op and dtype as the tables show it: the tie's names, the first of
+ * them (for its errors, the same for all), and the fastest of them in regime (what that accuracy
+ * costs). 0 when no kernel has finite outputs. */
+typedef struct {
+    ln_accstat *first;
+    char names[512];
+    ln_speed *speed;
+} acc_pick;
+
+static int pick_accurate(ln_results *R, const char *op, const char *dtype, const char *regime, acc_pick *p)
+{
+    ln_accstat *set[64];
+    size_t n = most_accurate_set(R, op, dtype, set, 64);
+    memset(p, 0, sizeof *p);
+    if (!n) return 0;
+    p->first = set[0];
+    tie_names(set, n, p->names, sizeof p->names);
+    if (n > 1) strncat(p->names, " (tie)", sizeof p->names - strlen(p->names) - 1);
+    p->speed = fastest_of(R, set, n, regime);
+    return 1;
 }
 
 static void accuracy_summary(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Accuracy and what it costs");
     ln_doc_para(d,
-                "Worst max_norm%s (units of the dtype's unit roundoff u) over the cases of accuracy.csv whose input "
-                "stayed ok; a kernel with non-finite outputs ranks last whatever its finite errors.",
+                "Most accurate: the smallest worst max_ulp%s over the cases of accuracy.csv whose input stayed ok, "
+                "then the smallest worst max_norm (units of the dtype's unit roundoff u), then the larger worst "
+                "cr_frac; kernels equal on all three are a tie, named together (never broken by speed; its GB/s is "
+                "the fastest of them). A kernel with non-finite outputs ranks last whatever its finite errors.",
                 ln_backward_op(op) ? " of dx" : "");
     const char *regime = ln_tradeoff_regime(R);
     char speedcol[64];
     snprintf(speedcol, sizeof speedcol, "its GB/s (%s)", regime ? regime : "-");
-    const char *h[] = {"dtype", "most accurate", "worst max_norm (u)", speedcol, "fastest", "its worst max_norm (u)"};
-    ln_doc_table(d, 6, "llrrlr", h);
+    const char *h[] = {"dtype",  "most accurate", "worst max_ulp",     "worst max_norm (u)",
+                       speedcol, "fastest",       "its worst max_ulp", "its worst max_norm (u)"};
+    ln_doc_table(d, 8, "llrrrlrr", h);
     for (size_t i = 0; i < R->ndtypes; i++) {
-        ln_accstat *best = most_accurate(R, op, R->dtypes[i], regime);
-        if (!best) continue;
-        ln_speed *fast = regime ? ln_fastest_op(R, op, R->dtypes[i], regime, 0) : NULL,
-                 *mine = regime ? ln_find_speed(R, best->kernel, regime) : NULL;
+        acc_pick pk;
+        if (!pick_accurate(R, op, R->dtypes[i], regime, &pk)) continue;
+        ln_accstat *best = pk.first;
+        ln_speed *fast = regime ? ln_fastest_op(R, op, R->dtypes[i], regime, 0) : NULL, *mine = pk.speed;
         ln_accstat *fa = fast ? ln_find_acc(R, fast->kernel) : NULL;
-        char e1[48], g[64], e2[48];
+        char e1[48], g[64], e2[48], u1[48], u2[48];
         if (mine && fast && !isnan(mine->median))
             snprintf(g, sizeof g, "%.3g (%.2fx of the fastest)", mine->median, mine->median / fast->median);
         else snprintf(g, sizeof g, "not timed");
         const char *cells[] = {R->dtypes[i],
-                               best->kernel,
+                               pk.names,
+                               err(u1, best->worst_ulp, best->nonfinite),
                                err(e1, best->worst_norm, best->nonfinite),
                                g,
                                fast ? fast->kernel : "-",
+                               fa ? err(u2, fa->worst_ulp, fa->nonfinite) : "-",
                                fa ? err(e2, fa->worst_norm, fa->nonfinite) : "-"};
         ln_doc_row(d, cells);
     }
@@ -538,6 +655,27 @@ static void warnings(ln_results *R, ln_doc *d, const timing_notes *T, const char
     if (!any) ln_doc_item(d, "None: no noisy timing, no skipped case, no frequency scaling reported.");
 }
 
+/* The row lengths timed for an op's kernels of a dtype in a regime, ascending; returns how many. */
+static size_t timed_Ds(ln_results *R, const char *op, const char *dt, const char *rg, double *Ds)
+{
+    size_t nD = 0;
+    for (size_t k = 0; k < R->nsp; k++) {
+        ln_speed *s = &R->sp[k];
+        if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
+        for (size_t q = 0; q < s->n; q++) {
+            size_t w = 0;
+            while (w < nD && Ds[w] != s->D[q]) w++;
+            if (w == nD && nD < LN_MAXD) Ds[nD++] = s->D[q];
+        }
+    }
+    for (size_t a = 1; a < nD; a++)
+        for (size_t b = a; b > 0 && Ds[b - 1] > Ds[b]; b--) {
+            double t = Ds[b];
+            Ds[b] = Ds[b - 1], Ds[b - 1] = t;
+        }
+    return nD;
+}
+
 static void throughput_details(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Throughput per row length");
@@ -545,22 +683,8 @@ static void throughput_details(ln_results *R, ln_doc *d, const char *op)
         for (size_t j = 0; j < R->nregimes; j++) {
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
             double Ds[LN_MAXD];
-            size_t nD = 0;
-            for (size_t k = 0; k < R->nsp; k++) {
-                ln_speed *s = &R->sp[k];
-                if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
-                for (size_t q = 0; q < s->n; q++) {
-                    size_t w = 0;
-                    while (w < nD && Ds[w] != s->D[q]) w++;
-                    if (w == nD && nD < LN_MAXD) Ds[nD++] = s->D[q];
-                }
-            }
+            size_t nD = timed_Ds(R, op, dt, rg, Ds);
             if (!nD) continue;
-            for (size_t a = 1; a < nD; a++)
-                for (size_t b = a; b > 0 && Ds[b - 1] > Ds[b]; b--) {
-                    double t = Ds[b];
-                    Ds[b] = Ds[b - 1], Ds[b - 1] = t;
-                }
             char title[128];
             snprintf(title, sizeof title, "%s, %s-resident", dt, rg);
             ln_doc_heading(d, 4, title);
@@ -572,7 +696,7 @@ static void throughput_details(ln_results *R, ln_doc *d, const char *op)
             h[nD + 2] = "of limit";
             h[nD + 3] = "max CV";
             ln_doc_table(d, (int)nD + 4, "l", h);
-            double limit = ln_regime_limit(&R->bench, rg, dt, NULL);
+            double limit = limit_of(R, op, rg, dt, NULL, NULL);
             /* fastest first */
             ln_speed *order[512];
             size_t no = 0;
@@ -685,10 +809,244 @@ static const char *judged(char *buf, size_t n, const ln_hardest *h, int fails)
     return buf;
 }
 
+/* ---- the first screen ---- */
+
+/* The figures shown beside the answers, so the Figures section does not show them twice. */
+static char shown_figs[16][128];
+static int nshown_figs;
+
+/* Inlines plots/NAME.svg (a figure plots.sh drew: plots/data/figures.txt names it) with its caption. */
+static int show_figure(ln_results *R, ln_doc *d, const char *name, const char *caption)
+{
+    char *list = ln_path_in(R->dir, "plots/data/figures.txt"), *rel, *svg;
+    FILE *f = fopen(list, "r");
+    free(list);
+    if (!f) return 0;
+    char n1[128], s1[32];
+    int listed = 0;
+    while (!listed && fscanf(f, "%127s %31s", n1, s1) == 2) listed = !strcmp(n1, name);
+    fclose(f);
+    if (!listed || asprintf(&rel, "plots/%s.svg", name) < 0) return 0;
+    svg = ln_path_in(R->dir, rel);
+    free(rel);
+    FILE *e = fopen(svg, "r");
+    if (e) {
+        fclose(e);
+        ln_doc_figure(d, name, svg, caption);
+        if (nshown_figs < 16) snprintf(shown_figs[nshown_figs++], sizeof shown_figs[0], "%s", name);
+    }
+    free(svg);
+    return e != NULL;
+}
+
+/* The provenance of the files read: a warning when they come from different commits, from runs
+ * more than an hour apart, or when one ran a selection of the kernels (--kernels); the files
+ * grouped by commit. */
+static void provenance(ln_results *R, ln_doc *d)
+{
+    char *paths[64];
+    size_t n = 0;
+    static const char *const kinds[] = {"bench.csv", "accuracy.csv", "conditioning.csv", "eps.csv"};
+    for (size_t k = 0; k < 4 && n < 60; k++) n += ln_results_files(R->dir, kinds[k], paths + n, 64 - n);
+    char commits[64][64], files[64][1024], when[64][64];
+    size_t nc = 0;
+    double tmin = INFINITY, tmax = -INFINITY;
+    int selected = 0;
+    size_t dirlen = strlen(R->dir);
+    for (size_t i = 0; i < n; i++) {
+        char meta[1200], commit[64], date[64], command[1024];
+        snprintf(meta, sizeof meta, "%s.meta.json", paths[i]);
+        ln_meta_value(meta, "git_commit", commit, sizeof commit);
+        ln_meta_value(meta, "date", date, sizeof date);
+        ln_meta_value(meta, "command", command, sizeof command);
+        struct tm tm = {0};
+        if (strptime(date, "%Y-%m-%dT%H:%M:%S", &tm)) {
+            double t = (double)timegm(&tm);
+            tmin = fmin(tmin, t), tmax = fmax(tmax, t);
+        }
+        int sel = strstr(command, "--kernels") != NULL;
+        selected |= sel;
+        const char *name =
+            !strncmp(paths[i], R->dir, dirlen) && paths[i][dirlen] == '/' ? paths[i] + dirlen + 1 : paths[i];
+        size_t c = 0;
+        while (c < nc && strcmp(commits[c], *commit ? commit : "?")) c++;
+        if (c == nc && nc < 64)
+            snprintf(commits[nc], 64, "%s", *commit ? commit : "?"), files[nc][0] = 0,
+                                                                     snprintf(when[nc], 64, "%s", date), nc++;
+        if (c < nc) {
+            size_t len = strlen(files[c]);
+            snprintf(files[c] + len, sizeof files[c] - len, "%s%s%s", len ? ", " : "", name,
+                     sel ? " (a --kernels selection)" : "");
+        }
+        free(paths[i]);
+    }
+    if (nc <= 1 && !selected && !(tmax - tmin > 3600)) return;
+    char list[4096] = "";
+    size_t len = 0;
+    for (size_t c = 0; c < nc && len < sizeof list; c++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%scommit %s (from %s): %s", c ? "; " : "", commits[c],
+                                when[c], files[c]);
+    ln_doc_warn(d,
+                "These files come from different runs or selections (%.0f minutes apart), so their answers may not "
+                "describe one another (a kernel missing from one is '-' there): %s. make bench writes them all at "
+                "once.",
+                (tmax - tmin) / 60, list);
+}
+
+/* The relative error a normwise error of e units of the dtype's unit roundoff is. */
+static double relative(double e, const char *dtype)
+{
+    int t = ln_dtype_parse(dtype);
+    return t < 0 ? NAN : e * ln_unit_roundoff((ln_dtype)t);
+}
+
+/* Per D, the fastest kernel of an op, dtype and regime and the gap to the runner-up, with its
+ * significance from the run's repetitions (lnbench compare --kernels); one phrase into buf. */
+static void winners_by_D(ln_results *R, const char *op, const char *dt, const char *rg, char *buf, size_t n)
+{
+    double Ds[LN_MAXD];
+    size_t nD = timed_Ds(R, op, dt, rg, Ds);
+    const char *win[LN_MAXD];
+    size_t len = 0;
+    int changes = 0;
+    buf[0] = 0;
+    for (size_t q = 0; q < nD; q++) {
+        ln_speed *first = NULL, *second = NULL;
+        double g1 = NAN, g2 = NAN;
+        for (size_t k = 0; k < R->nsp; k++) {
+            ln_speed *s = &R->sp[k];
+            if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
+            for (size_t x = 0; x < s->n; x++) {
+                if (s->D[x] != Ds[q] || isnan(s->gbps[x])) continue;
+                if (!first || s->gbps[x] > g1) second = first, g2 = g1, first = s, g1 = s->gbps[x];
+                else if (!second || s->gbps[x] > g2) second = s, g2 = s->gbps[x];
+            }
+        }
+        win[q] = first ? first->kernel : NULL;
+        changes += q > 0 && win[q] && win[q - 1] && strcmp(win[q], win[q - 1]);
+        if (!first || len >= n) continue;
+        len += (size_t)snprintf(buf + len, n - len, "%sD %.0f: %s", q ? "; " : "", Ds[q], first->kernel);
+        if (!second || len >= n) continue;
+        ln_duel duel[256];
+        size_t nd = ln_duel_rows(R->dir, second->kernel, first->kernel, duel, 256);
+        const char *sig = "";
+        char p[64] = "";
+        for (size_t i = 0; i < nd; i++)
+            if (duel[i].D == Ds[q] && duel[i].threads == R->threads && !strcmp(duel[i].regime, rg)) {
+                if (!duel[i].tested) sig = ", too few repetitions to tell";
+                else if (duel[i].p_adj < 0.05) snprintf(p, sizeof p, ", significant (p %.2g)", duel[i].p_adj);
+                else snprintf(p, sizeof p, ", not significant (p %.2g)", duel[i].p_adj);
+            }
+        len +=
+            (size_t)snprintf(buf + len, n - len, " by %.0f%% over %s%s%s", 100 * (g1 / g2 - 1), second->kernel, sig, p);
+    }
+    if (!changes) buf[0] = 0; /* one winner at every D: the sentence says it */
+}
+
+/* The figures behind LayerNorm's f32 and bf16 answers, two a row. */
+static void answer_figures(ln_results *R, ln_doc *d)
+{
+    const char *rg = ln_tradeoff_regime(R);
+    static const char *const dts[] = {"f32", "bf16"};
+    ln_doc_figs_begin(d);
+    for (int k = 0; k < 2 && rg; k++) {
+        char name[128];
+        snprintf(name, sizeof name, "pareto-%s", dts[k]);
+        show_figure(R, d, name,
+                    "Speed against accuracy: each kernel's GB/s against its worst normwise error; the "
+                    "Pareto front dashed.");
+        snprintf(name, sizeof name, "throughput-%s-%s", rg, dts[k]);
+        show_figure(R, d, name,
+                    "Throughput against row length: the fastest kernel of each algorithm, the machine "
+                    "limit dotted.");
+    }
+    ln_doc_figs_end(d);
+}
+
+/* Per op, dtype and regime one sentence: the kernel to use, what the most accurate costs, the
+ * error the fastest makes on its hardest input, relative beside u; those that answer nothing
+ * (no timing, or only kernels under 5% of the limit) after. Then the figures that support them. */
+static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nops)
+{
+    char later[4096] = "";
+    size_t llen = 0;
+    int figures_shown = 0;
+    for (size_t o = 0; o < nops; o++) {
+        if (o > 0 && !strcmp(ops[o - 1], "layernorm")) answer_figures(R, d), figures_shown = 1;
+        for (size_t i = 0; i < R->ndtypes; i++)
+            for (size_t j = 0; j < R->nregimes || (!R->nregimes && j == 0); j++) {
+                const char *op = ops[o], *dt = R->dtypes[i], *rg = R->nregimes ? R->regimes[j] : NULL;
+                ln_speed *fast = rg ? ln_fastest_op(R, op, dt, rg, 0) : NULL;
+                ln_accstat *set[64];
+                size_t nset = most_accurate_set(R, op, dt, set, 64);
+                if (!fast && !nset) continue;
+                const char *probe = NULL;
+                double bytes = NAN, limit = rg ? limit_of(R, op, rg, dt, &probe, &bytes) : NAN;
+                char what[96];
+                snprintf(what, sizeof what, "%s%s%s%s%s", strcmp(op, "layernorm") ? ln_op_title(op) : "",
+                         strcmp(op, "layernorm") ? ", " : "", dt, rg ? (strcmp(rg, "memory") ? " in " : " from ") : "",
+                         rg ? rg : "");
+                if (!fast || (!isnan(limit) && fast->median < 0.05 * limit)) {
+                    if (llen < sizeof later)
+                        llen += (size_t)snprintf(later + llen, sizeof later - llen, "%s%s (%s)", llen ? "; " : "", what,
+                                                 fast ? "only kernels under 5% of the limit" : "none timed");
+                    continue;
+                }
+                char sentence[4096], src[160], tie[512], e[48];
+                size_t len = (size_t)snprintf(sentence, sizeof sentence, "%s: use %s, %.3g GB/s", what, fast->kernel,
+                                              fast->median);
+                if (!isnan(limit))
+                    len += (size_t)snprintf(sentence + len, sizeof sentence - len,
+                                            " (%.0f%% of the limit %.3g GB/s, %s)", 100 * fast->median / limit, limit,
+                                            limit_source(R, src, sizeof src, op, probe, bytes));
+                if (nset) {
+                    ln_speed *ms = fastest_of(R, set, nset, rg);
+                    tie_names(set, nset, tie, sizeof tie);
+                    len += (size_t)snprintf(sentence + len, sizeof sentence - len, ". Most accurate: %s%s (%s ulp", tie,
+                                            nset > 1 ? ", a tie" : "", err(e, set[0]->worst_ulp, set[0]->nonfinite));
+                    len += (size_t)snprintf(sentence + len, sizeof sentence - len, ", %s u = relative %.2g",
+                                            num(e, set[0]->worst_norm), relative(set[0]->worst_norm, dt));
+                    if (!ms) len += (size_t)snprintf(sentence + len, sizeof sentence - len, "; not timed)");
+                    else if (ms == fast || ms->median >= fast->median)
+                        len += (size_t)snprintf(sentence + len, sizeof sentence - len,
+                                                "): the fastest is also the most accurate");
+                    else
+                        len +=
+                            (size_t)snprintf(sentence + len, sizeof sentence - len, "), costs %.0f%% (%s, %.3g GB/s)",
+                                             100 * (1 - ms->median / fast->median), ms->kernel, ms->median);
+                }
+                ln_hardest hd;
+                if (ln_hardest_dist(&R->acc[0], fast->kernel, "max_norm", &hd)) {
+                    if (hd.nonfinite > 0)
+                        len += (size_t)snprintf(sentence + len, sizeof sentence - len,
+                                                ". %s returns non-finite outputs (%.0f) on %s", fast->kernel,
+                                                hd.nonfinite, hd.dist);
+                    else
+                        len +=
+                            (size_t)snprintf(sentence + len, sizeof sentence - len,
+                                             ". %s errs by up to %s u = relative %.2g (%s ulp) on %s%s%s", fast->kernel,
+                                             num(e, hd.max_norm), relative(hd.max_norm, dt), num(src, hd.max_ulp),
+                                             hd.dist, !strcmp(hd.verdict, "fail") ? ", above its bound (FAIL)" : "",
+                                             !strcmp(hd.verdict, "outside") ? ", outside its bound's conditions" : "");
+                }
+                char perD[2048];
+                winners_by_D(R, op, dt, rg, perD, sizeof perD);
+                if (*perD) snprintf(sentence + len, sizeof sentence - len, ". The winner changes with D: %s", perD);
+                ln_doc_item(d, "%s.", sentence);
+            }
+    }
+    if (llen) ln_doc_para(d, "Nothing to choose here: %s.", later);
+    if (!figures_shown) answer_figures(R, d);
+}
+
 /* The first screen: per op, dtype and regime which kernel to take here and what it costs. */
 static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops, const timing_notes *T)
 {
     ln_doc_heading(d, 2, "Which kernel, here, and at what cost");
+    provenance(R, d);
+    answers(R, d, ops, nops);
+    ln_doc_heading(d, 3, "The same in one table");
+    ln_doc_fold(d, "Per operator, dtype and regime: fastest, limit, most accurate, hardest input");
     if (R->have_bench) {
         size_t noisy = 0;
         int ccv = ln_table_col(&R->bench, "cv");
@@ -705,27 +1063,29 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
     if (nthreads > 1)
         snprintf(threads, sizeof threads, ", at %d thread%s: other counts under Scaling with threads", R->threads,
                  R->threads == 1 ? "" : "s");
-    ln_doc_para(d,
-                "Per operator, dtype and regime (cache: x of at most 8 MiB; memory: 64 MiB or more): the fastest "
-                "kernel, its GB/s (1e9 bytes per second of x read and y written, or for the backward ops x and dy "
-                "read and dx written; median over D%s) and that as a fraction of the machine limit below (for f16 "
-                "and bf16 the 16-bit probes' when the run has them); the most "
-                "accurate kernel (smallest worst max_norm over accuracy.csv's cases whose input stayed ok) and its "
-                "GB/s, with its ratio to the fastest's; the fastest kernel's error on its hardest distribution "
-                "(largest max_norm) and the verdict there: pass (within the bound the kernel claims), outside "
-                "(the case is outside the conditions of that bound, the reason in brackets: a large error there "
-                "breaks no promise) or FAIL (above it); beside both kernels, their failures over every accuracy "
-                "file (FAIL in all; the Verdicts list each). Backward ops: dx here, dgamma and dbeta in their section. "
-                "Errors in "
-                "units of the dtype's unit roundoff u.",
-                threads);
+    ln_doc_para(
+        d,
+        "Per operator, dtype and regime (cache: x of at most 8 MiB; memory: 64 MiB or more): the fastest "
+        "kernel, its GB/s (1e9 bytes per second of x read and y written, or for the backward ops x and dy "
+        "read and dx written; median over D%s) and that as a fraction of the machine limit below (for f16 "
+        "and bf16 the 16-bit probes' when the run has them); the most "
+        "accurate kernel (smallest worst max_ulp over accuracy.csv's cases whose input stayed ok, then max_norm, then "
+        "the larger worst cr_frac; ties named together, never broken by speed) and the GB/s of the fastest of "
+        "them, with its ratio to the fastest's; the fastest kernel's error on its hardest distribution "
+        "(largest max_norm) and the verdict there: pass (within the bound the kernel claims), outside "
+        "(the case is outside the conditions of that bound, the reason in brackets: a large error there "
+        "breaks no promise) or FAIL (above it); beside both kernels, their failures over every accuracy "
+        "file (FAIL in all; the Verdicts list each). Backward ops: dx here, dgamma and dbeta in their section. "
+        "Errors in "
+        "units of the dtype's unit roundoff u.",
+        threads);
     const char *h[] = {"op",
                        "dtype",
                        "regime",
                        "fastest",
                        "GB/s",
                        "of limit",
-                       "most accurate (worst max_norm)",
+                       "most accurate (worst max_ulp, max_norm)",
                        "its GB/s",
                        "fastest's hardest dist: max_norm, verdict"};
     ln_doc_table(d, 9, "llllrrlrl", h);
@@ -742,25 +1102,30 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
             for (size_t j = 0; j < nreg; j++) {
                 const char *rg = regimes[j];
                 ln_speed *fast = timed ? ln_fastest_op(R, op, dt, rg, 0) : NULL;
-                ln_accstat *acc = most_accurate(R, op, dt, timed ? rg : NULL);
+                acc_pick pk;
+                ln_accstat *acc = pick_accurate(R, op, dt, timed ? rg : NULL, &pk) ? pk.first : NULL;
                 /* a regime where the others were timed and this op's cases skipped: said, not left out */
                 if ((timed && !fast && !skipped) || (!fast && !acc && !skipped)) continue;
-                char g[32], frac[64], a[160], cost[64], e[48], hard[256], who[96];
+                char g[32], frac[64], a[700], cost[64], e[48], hard[256], who[96];
                 if (fast) num(g, fast->median);
                 else snprintf(g, sizeof g, "-");
-                of_limit(frac, sizeof frac, fast ? fast->median : NAN, ln_regime_limit(&R->bench, rg, dt, NULL));
+                of_limit(frac, sizeof frac, fast ? fast->median : NAN, limit_of(R, op, rg, dt, NULL, NULL));
                 if (fast) snprintf(who, sizeof who, "%s", fast->kernel);
                 else if (skipped)
                     snprintf(who, sizeof who, "none timed (%zu case%s skipped, see Warnings)", skipped,
                              skipped == 1 ? "" : "s");
                 else snprintf(who, sizeof who, "-");
                 /* the most accurate may still break its own bound: said beside its error */
+                char u[48];
                 if (acc && acc->verdict[1])
-                    snprintf(a, sizeof a, "%s (%s u; %d FAIL)", acc->kernel, err(e, acc->worst_norm, acc->nonfinite),
+                    snprintf(a, sizeof a, "%s (%s ulp, %s u; %d FAIL)", pk.names,
+                             err(u, acc->worst_ulp, acc->nonfinite), err(e, acc->worst_norm, acc->nonfinite),
                              acc->verdict[1]);
-                else if (acc) snprintf(a, sizeof a, "%s (%s u)", acc->kernel, err(e, acc->worst_norm, acc->nonfinite));
+                else if (acc)
+                    snprintf(a, sizeof a, "%s (%s ulp, %s u)", pk.names, err(u, acc->worst_ulp, acc->nonfinite),
+                             err(e, acc->worst_norm, acc->nonfinite));
                 else snprintf(a, sizeof a, "-");
-                ln_speed *mine = acc && timed ? ln_find_speed(R, acc->kernel, rg) : NULL;
+                ln_speed *mine = acc && timed ? pk.speed : NULL;
                 if (mine && fast && !isnan(mine->median))
                     snprintf(cost, sizeof cost, "%.3g (%.2fx the fastest)", mine->median, mine->median / fast->median);
                 else snprintf(cost, sizeof cost, "%s", acc && fast ? "not timed" : "-");
@@ -774,7 +1139,13 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
             }
         }
     ln_doc_table_end(d);
-    if (R->have_bench) limits(R, d);
+    ln_doc_fold_end(d);
+    if (R->have_bench)
+        for (size_t o = 0; o < nops; o++) limits(R, d, ops[o]);
+    if (above_limit_notes)
+        ln_doc_para(d, "Above the probes: the limit is the faster of the two streaming probes of the same run, not a "
+                       "ceiling; a kernel that overlaps its reads and writes better (probe-copy also pays an uncounted "
+                       "read of y before each store) beats it. Its ratio is shown, not a percentage.");
 }
 
 /* Each kernel of an op on its hardest distribution; the backward ops per output tensor. */
@@ -861,6 +1232,27 @@ static void scaling_section(ln_results *R, ln_doc *d)
                 ln_doc_row(d, cells);
             }
         ln_doc_table_end(d);
+        /* the limit at each thread count, per op run and regime: each count's own yardstick */
+        const char *ops[LN_MAX_OPS];
+        size_t nops = 0;
+        for (size_t i = 0; i < n; i++) ln_add_unique(ops, &nops, LN_MAX_OPS, s[i].op);
+        int counts[LN_MAX_THREAD_COUNTS];
+        size_t nc = ln_table_threads(&R->bench, counts, LN_MAX_THREAD_COUNTS);
+        for (size_t o = 0; o < nops; o++)
+            for (size_t j = 0; j < R->nregimes; j++) {
+                char line[1024], size[32];
+                size_t len = 0;
+                for (size_t c = 0; c < nc && len < sizeof line; c++) {
+                    const char *probe = NULL;
+                    double bytes = NAN;
+                    double g = ln_run_limit(R->dir, &R->bench, ops[o], R->regimes[j], counts[c], "f32", &probe, &bytes);
+                    if (!isnan(g))
+                        len += (size_t)snprintf(line + len, sizeof line - len, "%s%d thread%s %.3g GB/s (%s at %s)",
+                                                len ? "; " : "", counts[c], counts[c] == 1 ? "" : "s", g, probe,
+                                                ln_size_label(bytes, size, sizeof size));
+                }
+                if (len) ln_doc_item(d, "limit, %s, %s, by thread count: %s", ops[o], R->regimes[j], line);
+            }
     }
     free(s);
 }
@@ -880,6 +1272,8 @@ static void figures(ln_results *R, ln_doc *d)
          "Max ulp and normwise error per input distribution (each algorithm's fastest kernel), worst over D and eps."},
         {"conditioning", "Normwise error against the offset M of the rows: where each algorithm breaks."},
         {"eps", "Error and non-finite outputs against eps on degenerate rows."},
+        {"scaling", "GB/s against the thread count (median over D), each algorithm's fastest f32 kernel; the "
+                    "machine limit at each count (the faster probe of the same run, size and count) dotted."},
         {"history", "GB/s across the commits run on this machine."},
     };
     char *list = ln_path_in(R->dir, "plots/data/figures.txt");
@@ -894,6 +1288,9 @@ static void figures(ln_results *R, ln_doc *d)
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int i = 0; i < n; i++) {
             if (strcmp(scripts[i], kinds[k].script)) continue;
+            int shown = 0;
+            for (int j = 0; j < nshown_figs; j++) shown |= !strcmp(shown_figs[j], names[i]);
+            if (shown) continue;
             char *svg, *rel;
             if (asprintf(&rel, "plots/%s.svg", names[i]) < 0) ln_die("out of memory");
             svg = ln_path_in(R->dir, rel);
@@ -912,6 +1309,7 @@ static void full_tables(ln_results *R, ln_doc *d)
     ln_doc_heading(d, 2, "Full tables");
     if (R->have_bench) {
         ln_doc_heading(d, 3, "bench.csv");
+        ln_doc_fold(d, "every row of bench.csv (the file itself is beside this report)");
         static const char *const cols[] = {"kernel",  "op",   "dtype",    "regime",   "D",  "rows", "dist",
                                            "threads", "gbps", "gbps_min", "gbps_max", "cv", NULL};
         int c[16], n = 0;
@@ -925,11 +1323,13 @@ static void full_tables(ln_results *R, ln_doc *d)
             ln_doc_row(d, cells);
         }
         ln_doc_table_end(d);
+        ln_doc_fold_end(d);
     }
     for (int f = 0; f < 3; f++) {
         if (!R->have_acc[f]) continue;
         ln_table *t = &R->acc[f];
         ln_doc_heading(d, 3, R->acc_name[f]);
+        ln_doc_fold(d, "every row (the file itself is beside this report)");
         static const char *const cols[] = {
             "kernel",    "op",    "dist",    "D",      "eps",   "max_ulp",         "max_norm",
             "nonfinite", "bound", "verdict", "domain", "input", "dgamma_max_norm", "dbeta_max_norm",
@@ -952,6 +1352,7 @@ static void full_tables(ln_results *R, ln_doc *d)
             ln_doc_row(d, cells);
         }
         ln_doc_table_end(d);
+        ln_doc_fold_end(d);
     }
 }
 
@@ -964,7 +1365,7 @@ int ln_report_write(const char *dir)
         return LN_EXIT_USAGE;
     }
     char *p;
-    above_limit_notes = 0;
+    above_limit_notes = 0, nshown_figs = 0;
 
     ln_outfile md, html;
     p = ln_path_in(dir, "REPORT.md");

@@ -92,3 +92,31 @@ double ln_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
     }
     return p > 1 ? 1 : p;
 }
+
+double ln_mann_whitney_min_p(size_t na, size_t nb)
+{
+    if (na == 0 || nb == 0) return 1;
+    /* the most extreme ordering (every a below every b) is 1 of C(na + nb, na), on either side */
+    double logc = lgamma((double)(na + nb + 1)) - lgamma((double)(na + 1)) - lgamma((double)(nb + 1));
+    double p = 2 * exp(-logc);
+    return p > 1 ? 1 : p;
+}
+
+void ln_holm(const double *p, size_t m, double *adjusted)
+{
+    size_t *order = malloc((m + 1) * sizeof *order);
+    if (!order) ln_die("out of memory");
+    for (size_t i = 0; i < m; i++) order[i] = i;
+    for (size_t i = 1; i < m; i++) /* insertion sort by p: a few hundred tests at most */
+        for (size_t j = i; j > 0 && p[order[j - 1]] > p[order[j]]; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    double running = 0;
+    for (size_t k = 0; k < m; k++) {
+        double v = (double)(m - k) * p[order[k]];
+        if (v > running) running = v; /* adjusted p-values never decrease along the order */
+        adjusted[order[k]] = running > 1 ? 1 : running;
+    }
+    free(order);
+}

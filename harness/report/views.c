@@ -1,6 +1,7 @@
 #include "views.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,73 @@ double ln_limit_at(const ln_table *bench, const char *regime, int threads, const
     /* results written before the 16-bit probes existed: the fp32 probes' bytes */
     if (isnan(best) && dtype && is_16bit_dtype(dtype)) return ln_limit_at(bench, regime, threads, "f32", probe);
     return best;
+}
+
+/* Each op run's bench CSV, read once per folder (the report and summary ask many times). */
+static const ln_table *op_bench(const char *dir, const char *op)
+{
+    static struct {
+        char path[1200];
+        ln_table t;
+        int ok;
+    } cache[16];
+    static size_t n;
+    char path[1200];
+    if (!strcmp(op, "layernorm")) snprintf(path, sizeof path, "%s/bench.csv", dir);
+    else snprintf(path, sizeof path, "%s/ops/bench-%s.csv", dir, op);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(cache[i].path, path)) return cache[i].ok ? &cache[i].t : NULL;
+    if (n == 16) return NULL;
+    snprintf(cache[n].path, sizeof cache[n].path, "%s", path);
+    cache[n].ok = ln_table_read(path, &cache[n].t);
+    return cache[n].ok ? &cache[n++].t : (n++, NULL);
+}
+
+static double limit_in(const ln_table *t, const char *regime, int threads, int want16, const char **probe,
+                       double *bytes)
+{
+    int ck = ln_table_col(t, "kernel"), cr = ln_table_col(t, "regime"), cg = ln_table_col(t, "gbps"),
+        cb = ln_table_col(t, "bytes");
+    double size = -1, best = NAN;
+    for (int pass = 0; pass < 2; pass++) /* the largest size of the regime, then its best probe there */
+        for (size_t r = 0; r < t->rows; r++) {
+            const char *k = ln_table_cell(t, r, ck);
+            if (!ln_is_probe(k) || strcmp(ln_table_cell(t, r, cr), regime) || ln_row_threads(t, r) != threads ||
+                is_16bit_probe(k) != want16)
+                continue;
+            double b = cb >= 0 ? ln_table_num(t, r, cb) : 0, g = ln_table_num(t, r, cg);
+            if (!pass && b > size) size = b;
+            if (pass && b == size && !(g <= best)) {
+                best = g;
+                if (probe) *probe = k;
+                if (bytes) *bytes = b;
+            }
+        }
+    return best;
+}
+
+double ln_run_limit(const char *dir, const ln_table *fallback, const char *op, const char *regime, int threads,
+                    const char *dtype, const char **probe, double *bytes)
+{
+    const ln_table *own = dir ? op_bench(dir, op) : NULL;
+    int want16 = dtype && is_16bit_dtype(dtype);
+    for (int f = 0; f < 2; f++) {
+        const ln_table *t = f ? fallback : own;
+        if (!t) continue;
+        double g = limit_in(t, regime, threads, want16, probe, bytes);
+        if (isnan(g) && want16) g = limit_in(t, regime, threads, 0, probe, bytes); /* before the 16-bit probes */
+        if (!isnan(g)) return g;
+    }
+    return NAN;
+}
+
+const char *ln_size_label(double bytes, char *buf, size_t n)
+{
+    if (bytes >= 1073741824.0 && fmod(bytes, 1073741824.0) == 0) snprintf(buf, n, "%.0fG", bytes / 1073741824.0);
+    else if (bytes >= 1048576.0 && fmod(bytes, 1048576.0) == 0) snprintf(buf, n, "%.0fM", bytes / 1048576.0);
+    else if (bytes >= 1024.0 && fmod(bytes, 1024.0) == 0) snprintf(buf, n, "%.0fK", bytes / 1024.0);
+    else snprintf(buf, n, "%.0f B", bytes);
+    return buf;
 }
 
 int ln_hardest_dist(const ln_table *t, const char *kernel, const char *by, ln_hardest *h)

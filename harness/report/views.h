@@ -40,6 +40,17 @@ double ln_median_where(const ln_table *bench, const char *kernel, const char *re
  * has them; the fp32 probes otherwise). dtype NULL: any probe. */
 double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char *dtype, const char **probe);
 
+/* The one machine limit of an op's kernels in a regime at a thread count, for kernels storing
+ * dtype (NULL: fp32): the faster of probe-copy and probe-stream (probe-copy-16, probe-stream-16
+ * for f16 and bf16 where the run has them) timed in the op's own run (DIR/bench.csv for
+ * layernorm, DIR/ops/bench-OP.csv for the others; fallback, a merged table, where that file has
+ * no probe) at the same thread count and, of the sizes of that regime, the largest. *probe and
+ * *bytes (each may be NULL) name the probe and its size; NAN when no probe matches. */
+double ln_run_limit(const char *dir, const ln_table *fallback, const char *op, const char *regime, int threads,
+                    const char *dtype, const char **probe, double *bytes);
+/* "64M", "1M", "256K": a size in bytes as lnbench bench's --bytes takes it. */
+const char *ln_size_label(double bytes, char *buf, size_t n);
+
 /* A kernel's hardest distribution: the one with the largest value of `by` (max_norm or
  * max_ulp; a row with non-finite outputs counts as Inf) over its accuracy rows whose input
  * stayed ok; on it the worst of each error over D and eps. nonfinite and fails (NaN without a

@@ -11,6 +11,7 @@
 
 #include "accuracy.h"
 #include "cli.h"
+#include "keep.h"
 #include "meta.h"
 #include "npy.h"
 #include "outfile.h"
@@ -41,6 +42,7 @@ static const char accuracy_help[] =
     "  --beta FILE     beta likewise                               (default: drawn)\n"
     "  --out FILE      the CSV; FILE.meta.json gets the run's metadata\n"
     "                                                              (default: results/accuracy.csv)\n"
+    "  --force         replace results/accuracy.csv when --out is not given (else kept: exit 2)\n"
     "  --dump DIR      per case, DIR/<dtype>_<dist>_D<D>_rows<R>_eps<eps>/ gets x, gamma, beta,\n"
     "                  y_ref, y_exact (f8) and y_<kernel> as .npy (bf16 as uint16 bit patterns)\n"
     "                                                              (default: no dump)\n"
@@ -162,6 +164,7 @@ typedef struct {
     double *epss;
     uint64_t seed;
     int affine, quiet, check;
+    int out_given, force;          /* --out, --force: the default output is kept unless forced */
     int saved_f32;                 /* --saved-stats f32 */
     const char *saved_kernel_name; /* --saved-stats kernel:NAME */
     const ln_kernel *saved_kernel;
@@ -192,7 +195,8 @@ static void parse_flags(int argc, char **argv, run_options *o)
         O_QUIET,
         O_HELP,
         O_SHARD,
-        O_SAVED
+        O_SAVED,
+        O_FORCE
     };
     static const struct option opts[] = {{"kernels", required_argument, 0, O_KERNELS},
                                          {"dist", required_argument, 0, O_DIST},
@@ -210,6 +214,7 @@ static void parse_flags(int argc, char **argv, run_options *o)
                                          {"help", no_argument, 0, O_HELP},
                                          {"shard", required_argument, 0, O_SHARD},
                                          {"saved-stats", required_argument, 0, O_SAVED},
+                                         {"force", no_argument, 0, O_FORCE},
                                          {0, 0, 0, 0}};
     *o = (run_options){.dist_arg = "normal,offset:1e4,const",
                        .eps_arg = "1e-5",
@@ -231,7 +236,8 @@ static void parse_flags(int argc, char **argv, run_options *o)
         case O_NOAFFINE: o->affine = 0; break;
         case O_GAMMA: o->gamma_path = optarg; break;
         case O_BETA: o->beta_path = optarg; break;
-        case O_OUT: o->out_path = optarg; break;
+        case O_OUT: o->out_path = optarg, o->out_given = 1; break;
+        case O_FORCE: o->force = 1; break;
         case O_DUMP: o->dump_dir = optarg; break;
         case O_CHECK: o->check = 1; break;
         case O_SHARD: o->shard = ln_parse_shard(optarg); break;
@@ -608,6 +614,7 @@ int cmd_accuracy(int argc, char **argv)
     char meta_path[4200];
     snprintf(meta_path, sizeof meta_path, "%s.meta.json", o.out_path);
     ln_outfile out, meta;
+    ln_keep_results("accuracy", o.out_path, o.out_given, o.force);
     ln_out_open(&out, o.out_path);
     ln_out_open(&meta, meta_path); /* opened now so that a long run cannot end unwritable */
     fprintf(out.f, "%s\n", csv_header);

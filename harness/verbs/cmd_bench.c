@@ -13,6 +13,7 @@
 #include "bench_run.h"
 #include "bench_stats.h"
 #include "cli.h"
+#include "keep.h"
 #include "gbench.h"
 #include "meta.h"
 #include "outfile.h"
@@ -45,6 +46,7 @@ static const char bench_help[] =
     "                   count (written by lnbench tune on this machine; docs/tune.md); cases it has\n"
     "                   no entry for keep the defaults; bench.csv's params column says which ran\n"
     "  --out PATH       the CSV (default results/bench.csv); the JSON goes beside it as .json\n"
+    "  --force          replace results/bench.csv when --out is not given (else kept: exit 2)\n"
     "                   unless --benchmark_out=PATH says otherwise, the metadata to PATH.meta.json\n"
     "Every --benchmark_* flag goes to Google Benchmark 1.7.1, e.g. --benchmark_filter=REGEX,\n"
     "--benchmark_min_time=0.2 (seconds, no suffix), --benchmark_repetitions=N,\n"
@@ -210,19 +212,26 @@ int cmd_bench(int argc, char **argv)
     gb_flags gbf = {0};
     split_gbench_flags(&argc, argv, &gbf);
 
-    static const struct option opts[] = {
-        {"kernels", required_argument, 0, 'k'}, {"D", required_argument, 0, 'D'},
-        {"bytes", required_argument, 0, 'b'},   {"rows", required_argument, 0, 'r'},
-        {"dist", required_argument, 0, 'd'},    {"eps", required_argument, 0, 'e'},
-        {"seed", required_argument, 0, 's'},    {"threads", required_argument, 0, 't'},
-        {"out", required_argument, 0, 'o'},     {"max-call-seconds", required_argument, 0, 'm'},
-        {"quiet", no_argument, 0, 'q'},         {"tuning", required_argument, 0, 'T'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    static const struct option opts[] = {{"kernels", required_argument, 0, 'k'},
+                                         {"D", required_argument, 0, 'D'},
+                                         {"bytes", required_argument, 0, 'b'},
+                                         {"rows", required_argument, 0, 'r'},
+                                         {"dist", required_argument, 0, 'd'},
+                                         {"eps", required_argument, 0, 'e'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"max-call-seconds", required_argument, 0, 'm'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"tuning", required_argument, 0, 'T'},
+                                         {"force", no_argument, 0, 'F'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *kernels = "*", *Ds = "768,1024,4096,8192,16384", *bytes_list = NULL, *rows_list = NULL,
                *dists = "normal", *epss = "1e-5", *threads_list = "1", *out = "results/bench.csv", *tuning_path = NULL;
     ln_bench_run_options ro = {0};
     uint64_t seed = 1;
-    int c;
+    int c, out_given = 0, force = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -234,7 +243,8 @@ int cmd_bench(int argc, char **argv)
         case 'e': epss = optarg; break;
         case 's': seed = (uint64_t)ln_parse_int(optarg, "--seed", 0, INT64_MAX); break;
         case 't': threads_list = optarg; break;
-        case 'o': out = optarg; break;
+        case 'o': out = optarg, out_given = 1; break;
+        case 'F': force = 1; break;
         case 'm':
             if ((ro.max_call_seconds = ln_parse_double(optarg, "--max-call-seconds")) < 0)
                 ln_die_usage("--max-call-seconds: '%s' is negative", optarg);
@@ -277,6 +287,7 @@ int cmd_bench(int argc, char **argv)
     ln_outfile csv, json;
     char out_format[] = "--benchmark_out_format=json";
     if (!gbf.listing) {
+        ln_keep_results("bench", out, out_given, force);
         ln_out_open(&csv, out);
         ln_out_open(&json, json_path);
         if (!(gbf.out_flag = malloc(strlen(json.tmp) + 20))) ln_die("out of memory");

@@ -10,25 +10,34 @@
 #include "verbs.h"
 
 static const char compare_help[] =
-    "usage: lnbench compare [--threshold PCT] [--cross-machine] [--out PATH] BASE NEW\n"
+    "usage: lnbench compare [--threshold PCT] [--cross-machine] [--only-changed] [--out PATH] BASE NEW\n"
+    "       lnbench compare --kernels A,B RUN\n"
     "       lnbench compare [options] --base PATH [--base PATH...] --new PATH [--new PATH...]\n"
     "BASE, NEW: a results folder (bench.json and the op runs' ops/bench-OP.json), a bench JSON\n"
     "file, or a folder of runs (sub-folders each a results folder, repetitions pooled). Several\n"
     "--base (or --new) make one side: repetitions pooled (one CPU model, else exit 2), accuracy\n"
     "files merged as lnbench merge does (the shards of a split run; docs/shards.md). Per op and\n"
     "benchmark (kernel x D x rows; probes apart): median GB/s of each side's repetitions, ratio\n"
-    "new / base, two-sided Mann-Whitney U p-value, and a verdict: slower / faster when the ratio\n"
-    "is beyond the threshold with p < 0.05, else same. Then the geomean ratio over kernels (per\n"
-    "op) and the accuracy changes (the accuracy files beside each run).\n"
+    "new / base, two-sided Mann-Whitney U p-value, Holm-adjusted over all kernel benchmarks, and a\n"
+    "verdict: slower / faster when the ratio is beyond the threshold with adjusted p < 0.05;\n"
+    "inconclusive when it is beyond but the repetitions are too few for any p to get there; else\n"
+    "same. First one line per kernel (geomean ratio, verdict counts), then each benchmark, the\n"
+    "geomean per op and the accuracy changes (the accuracy files beside each run).\n"
+    "--kernels A,B RUN: kernels A and B of one run, case by case (D, regime, threads): their GB/s,\n"
+    "the adjusted p of the difference, which is faster or whether the repetitions can tell.\n"
     "  --threshold PCT   default 5 (per cent)\n"
     "  --cross-machine   allow runs from different CPU models: compare fractions of each run's\n"
     "                    machine limit (its best probe in the regime) instead of GB/s\n"
     "  --out PATH        the table as CSV (default: compare.csv beside the first NEW)\n"
     "  --base PATH       a path of the base side; repeat for several (then no positional paths)\n"
     "  --new PATH        a path of the new side; likewise\n"
-    "  --allow-missing   merge the accuracy shards there are when some of a split are missing\n"
-    "Exit status: 1 when a kernel of any op is slower (each named on a 'slower:' line), 0\n"
-    "otherwise, 2 on bad input or different CPUs.\n";
+    "  --only-changed    list only the kernels and benchmarks whose verdict is not same\n"
+    "  --allow-missing   compare when NEW lacks kernel benchmarks of BASE (else refused), and\n"
+    "                    merge the accuracy shards there are when some of a split are missing\n"
+    "  --kernels A,B     two kernels of the one run given\n"
+    "Exit status: 1 when a kernel of any op is slower (each named on a 'slower:' line); 3 when none\n"
+    "is slower but a change beyond the threshold is inconclusive; 0 otherwise; 2 on bad input,\n"
+    "different CPUs, or NEW lacking kernel benchmarks of BASE (without --allow-missing).\n";
 
 int cmd_compare(int argc, char **argv)
 {
@@ -38,6 +47,8 @@ int cmd_compare(int argc, char **argv)
                                          {"base", required_argument, 0, 'b'},
                                          {"new", required_argument, 0, 'n'},
                                          {"allow-missing", no_argument, 0, 'm'},
+                                         {"only-changed", no_argument, 0, 'c'},
+                                         {"kernels", required_argument, 0, 'k'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     ln_compare_opts o = {.threshold = 0.05, .color = isatty(1)};
@@ -50,6 +61,8 @@ int cmd_compare(int argc, char **argv)
         else if (c == 'x') o.cross_machine = 1;
         else if (c == 'o') o.out_csv = optarg;
         else if (c == 'm') o.allow_missing = 1;
+        else if (c == 'c') o.only_changed = 1;
+        else if (c == 'k') o.kernels = optarg;
         else if (c == 'b' || c == 'n') {
             if ((c == 'b' ? nbase : nnew) == 64) ln_die_usage("compare: at most 64 --base and 64 --new");
             if (c == 'b') base[nbase++] = optarg;
@@ -57,7 +70,11 @@ int cmd_compare(int argc, char **argv)
         } else if (c == 'h') return fputs(compare_help, stdout), 0;
         else ln_die_usage("compare: see 'lnbench compare --help'");
     }
-    if (nbase || nnew) {
+    if (o.kernels) {
+        if (nbase || nnew || argc - optind != 1)
+            ln_die_usage("compare: --kernels A,B takes one run (see 'lnbench compare --help')");
+        new_[nnew++] = argv[optind];
+    } else if (nbase || nnew) {
         if (argc > optind)
             ln_die_usage("compare: '%s': with --base and --new every path goes after one of them", argv[optind]);
         if (!nbase || !nnew) ln_die_usage("compare: needs --base PATH and --new PATH (see 'lnbench compare --help')");

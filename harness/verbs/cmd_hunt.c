@@ -20,8 +20,9 @@ static const char hunt_help[] =
     "and, separately, its largest ulp error: starting from every row of the built-in distributions\n"
     "(the baseline it is compared with), by local moves and constructions, scored in double-double\n"
     "and confirmed with the MPFR reference (docs/hunt.md).\n"
-    "  --kernel LIST   kernel names or globs, comma-separated      (default: every kernel this CPU runs)\n"
-    "  --D N           row length                                  (default: 768)\n"
+    "  --kernels LIST  kernel names or globs, comma-separated (or --kernel)\n"
+    "                                                              (default: every kernel this CPU runs)\n"
+    "  --D LIST        row lengths, comma-separated                (default: 768)\n"
     "  --eps E         epsilon added to the variance               (default: 1e-5)\n"
     "  --seconds S     search time per kernel                      (default: 30)\n"
     "  --evals N       search budget in kernel runs instead: the same seed and N give the same rows\n"
@@ -34,7 +35,7 @@ static const char hunt_help[] =
     "                  DIR/<kernel>-D<D>-eps<eps>-{ratio,ulp} (tests/regress/fuzz_kernels/ format)\n"
     "                                                              (default: results/hunt)\n"
     "  --csv FILE      one row per kernel (results/README.md)     (default: DIR/hunt.csv)\n"
-    "  --quiet         no progress on stderr\n"
+    "  --quiet         no progress (nor time left) on stderr\n"
     "  --help          this text\n"
     "Exit status 0 when every verdict is pass, outside or none; 1 when a kernel broke its bound.\n";
 
@@ -123,7 +124,7 @@ int cmd_hunt(int argc, char **argv)
                                          {"quiet", no_argument, 0, O_QUIET},
                                          {"help", no_argument, 0, O_HELP},
                                          {0, 0, 0, 0}};
-    const char *kernels = "*", *out_dir = "results/hunt", *csv_path = NULL;
+    const char *kernels = "*", *out_dir = "results/hunt", *csv_path = NULL, *D_list = "768";
     ln_hunt_config cfg = {.D = 768, .eps = 1e-5, .seed = 1, .seconds = 30, .starts = 4, .shard = {0, 1}, .progress = 1};
     int evals_given = 0, seconds_given = 0, c;
     optind = 1;
@@ -131,7 +132,7 @@ int cmd_hunt(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case O_KERNEL: kernels = optarg; break;
-        case O_D: cfg.D = (size_t)ln_parse_int(optarg, "--D", 2, 65535); break;
+        case O_D: D_list = optarg; break;
         case O_EPS:
             cfg.eps = ln_parse_double(optarg, "--eps");
             if (!(cfg.eps >= 0)) ln_die_usage("--eps: %s is negative; eps must be >= 0", optarg);
@@ -156,6 +157,11 @@ int cmd_hunt(int argc, char **argv)
     if (optind < argc) ln_die_usage("hunt: unexpected argument '%s'", argv[optind]);
     if (evals_given && seconds_given) ln_die_usage("hunt: give --seconds or --evals, not both");
     if (evals_given) cfg.seconds = 0;
+    size_t nD;
+    char **D_items = ln_split_list(D_list, "--D", &nD);
+    size_t *Ds = malloc(nD * sizeof *Ds);
+    if (!Ds) ln_die("out of memory");
+    for (size_t i = 0; i < nD; i++) Ds[i] = (size_t)ln_parse_int(D_items[i], "--D", 2, 65535);
 
     if (ln_cli_op != LN_OP_LAYERNORM) ln_die_usage("hunt: --op %s: only layernorm is searched", ln_op_name(ln_cli_op));
     const ln_kernel **ks;
@@ -173,8 +179,12 @@ int cmd_hunt(int argc, char **argv)
     fprintf(out.f, "%s\n", csv_header);
 
     int failed = 0;
-    for (size_t i = 0; i < nk; i++) {
-        cfg.k = ks[i];
+    for (size_t step = 0; step < nD * nk; step++) {
+        size_t i = step % nk;
+        cfg.D = Ds[step / nk], cfg.k = ks[i];
+        if (cfg.progress && cfg.seconds > 0) /* a search takes its --seconds: the time left is known */
+            fprintf(stderr, "hunt: %s at D %zu (%zu of %zu): about %.0f s left\n", ks[i]->name, cfg.D, step + 1,
+                    nD * nk, cfg.seconds * (double)(nD * nk - step));
         ln_hunt_result r;
         ln_hunt_run(&cfg, &r);
         char st[4200], repro[9000], repro_ulp[9000];
@@ -218,6 +228,6 @@ int cmd_hunt(int argc, char **argv)
     fputc('\n', meta.f);
     ln_out_commit(&meta);
     ln_out_commit(&out);
-    free(ks);
+    free(ks), free(Ds), free(D_items);
     return failed;
 }

@@ -21,16 +21,18 @@
 static const char summary_help[] =
     "usage: lnbench summary [DIR | --bench PATH --accuracy PATH]\n"
     "One block per operator (the op column; layernorm first), one line per kernel: median GB/s\n"
-    "over D in the cache and memory regimes at the smallest thread count, bw_fraction (its GB/s\n"
-    "over the probe-copy GB/s at the same size, memory regime), and mean / max ulp on the\n"
-    "kernel's hardest distribution (the one with the largest max_ulp over the cases whose input\n"
+    "over D in the cache and memory regimes at the smallest thread count, 'of limit' (its memory\n"
+    "GB/s over the op's limit there: the faster of probe-copy and probe-stream, or of their 16-bit\n"
+    "twins for f16 and bf16, timed in the op's own run at the same size and thread count, named\n"
+    "at the top of the block; results/README.md), and mean / max ulp on the kernel's hardest\n"
+    "distribution (the one with the largest max_norm over the cases whose input\n"
     "stayed ok, worst over D; inf when some output is non-finite where the reference is not),\n"
     "for the backward ops dgamma's and dbeta's max_norm there too, and the count of fail\n"
     "verdicts. When bench.csv has several thread counts (lnbench bench --threads 1,2), a\n"
     "scaling block: per kernel and regime the median GB/s at each count, its speedup over one\n"
     "thread and its fraction of the best probe at the same count.\n"
     "The probe block first: probe-copy, probe-stream and, when the run has 16-bit kernels,\n"
-    "probe-copy-16, probe-stream-16 (their bw mem is over probe-copy-16).\n"
+    "probe-copy-16, probe-stream-16 (their bw mem: bw_fraction, over probe-copy or probe-copy-16).\n"
     "  DIR               a results folder (default results): bench.csv and accuracy.csv with\n"
     "                    the op runs of make bench-ops beside them, ops/bench-OP.csv and\n"
     "                    ops/accuracy-OP.csv\n"
@@ -70,11 +72,30 @@ static void probe_lines(const ln_table *bench, int threads)
 }
 
 /* One block: the kernels of op in registry order, then those the files name that this build lacks. */
-static void op_block(const ln_table *bench, const ln_table *acc, const char *op, int threads)
+/* The dtype column of a kernel's first row, "f32" when it has none. */
+static const char *dtype_of(const ln_table *bench, const char *kernel)
+{
+    int ck = ln_table_col(bench, "kernel"), cd = ln_table_col(bench, "dtype");
+    for (size_t r = 0; r < bench->rows; r++)
+        if (!strcmp(ln_table_cell(bench, r, ck), kernel) && *ln_table_cell(bench, r, cd))
+            return ln_table_cell(bench, r, cd);
+    return "f32";
+}
+
+static void op_block(const char *dir, const ln_table *bench, const ln_table *acc, const char *op, int threads)
 {
     int backward = ln_backward_op(op);
     printf("\n%s (%s)%s\n", ln_op_title(op), op, backward ? ": ulp and nonfinite of dx" : "");
-    printf("%-32s %10s %10s %7s  %-16s %10s %10s", "kernel", "GB/s cache", "GB/s mem", "bw mem", "hardest dist",
+    for (int w = 0; w < 2; w++) {
+        const char *probe = NULL;
+        double bytes = NAN, limit = ln_run_limit(dir, bench, op, "memory", threads, w ? "f16" : "f32", &probe, &bytes);
+        char size[32];
+        if (!isnan(limit) && (!w || (probe && strstr(probe, "-16"))))
+            printf("limit, memory, %s storage, %d thread%s: %.3g GB/s (%s at %s, %s's own run)\n",
+                   w ? "16-bit" : "32-bit", threads, threads == 1 ? "" : "s", limit, probe,
+                   ln_size_label(bytes, size, sizeof size), op);
+    }
+    printf("%-32s %10s %10s %8s  %-16s %10s %10s", "kernel", "GB/s cache", "GB/s mem", "of limit", "hardest dist",
            "mean ulp", "max ulp");
     if (backward) printf(" %10s %10s", "dgamma", "dbeta");
     printf(" %9s %5s\n", "nonfinite", "fails");
@@ -92,12 +113,13 @@ static void op_block(const ln_table *bench, const ln_table *acc, const char *op,
         double cache = ln_median_where(bench, names[i], "cache", threads, "gbps");
         double mem = ln_median_where(bench, names[i], "memory", threads, "gbps");
         ln_hardest h;
-        int have_errors = ln_hardest_dist(acc, names[i], "max_ulp", &h);
+        int have_errors = ln_hardest_dist(acc, names[i], "max_norm", &h); /* the report's rule too */
         if (isnan(cache) && isnan(mem) && !have_errors) continue;
         printf("%-32s", names[i]);
         print_number(cache, 10, 2);
         print_number(mem, 10, 2);
-        print_number(ln_median_where(bench, names[i], "memory", threads, "bw_fraction"), 7, 2);
+        print_number(mem / ln_run_limit(dir, bench, op, "memory", threads, dtype_of(bench, names[i]), NULL, NULL), 8,
+                     2);
         if (!have_errors) {
             printf("  %-16s %10s %10s%s %9s %5s\n", "-", "-", "-", backward ? "          -          -" : "", "-", "-");
             continue;
@@ -186,12 +208,13 @@ int cmd_summary(int argc, char **argv)
     if (have_bench) {
         probe_lines(&bench, threads[0]);
     }
-    for (size_t i = 0; i < nops; i++) op_block(&bench, &acc, ops[i], threads[0]);
+    for (size_t i = 0; i < nops; i++) op_block(bench_path || acc_path ? NULL : dir, &bench, &acc, ops[i], threads[0]);
     scaling_block(&bench);
     printf("\nGB/s: 1e9 bytes/s of x read + y written (gamma, beta not counted; backward: x, dy read and dx\n"
-           "written), median over D and repetitions at %d thread%s; bw mem: fraction of the probe-copy rate at\n"
-           "the same size (of probe-copy-16 for f16, bf16 and the 16-bit probes; memory regime). ulp: on each\n"
-           "kernel's hardest distribution (largest max_ulp, input ok), worst over D and eps; dgamma, dbeta:\n"
+           "written), median over D and repetitions at %d thread%s; of limit: GB/s mem over the op's limit\n"
+           "named above its block (one definition: results/README.md). ulp: on each\n"
+           "kernel's hardest distribution (largest max_norm, input ok, as in the report), worst over D and eps; "
+           "dgamma, dbeta:\n"
            "their max_norm (u) there; nonfinite: NaN/Inf outputs where the reference is finite (or the\n"
            "reverse), all cases; a case with any has max ulp inf. fails: cases whose verdict is fail\n"
            "(results/README.md).\n",

@@ -1,0 +1,140 @@
+/* Defaults that keep results: accuracy and bench run by hand never replace an existing default
+ * output (make bench's results/) without --force; a refused merge writes nothing; the build
+ * rebuilds what a changed flag affects. (The report naming files of different runs:
+ * tests/test_answers.c.) Run from the repository root (make test). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sh.h"
+#include "tmpdir.h"
+
+static char lnbench[PATH_MAX];
+
+static int contains(const char *path, const char *want)
+{
+    char *text = slurp_file(path, NULL);
+    int has = text && strstr(text, want);
+    free(text);
+    return has;
+}
+
+/* In a folder whose results/ holds a run, the README's first example is refused, the file kept. */
+static void test_default_output_kept(void **state)
+{
+    (void)state;
+    const char *acc = "accuracy --kernels f32-twopass-scalar --dist normal --D 16 --rows 2 --quiet";
+    assert_int_equal(sh("cd %s && '%s' %s >/dev/null 2>&1", test_dir, lnbench, acc), 0);
+    assert_int_equal(sh("cd %s && cp results/accuracy.csv first.csv", test_dir), 0);
+    assert_int_equal(sh("cd %s && '%s' accuracy --kernels f32-naive-scalar --dist normal --D 16 --rows 2 --quiet "
+                        ">/dev/null 2>err",
+                        test_dir, lnbench),
+                     2);
+    assert_true(contains(test_path("err"), "results/accuracy.csv holds an earlier run"));
+    assert_true(contains(test_path("err"), "--force"));
+    assert_int_equal(sh("cd %s && cmp -s results/accuracy.csv first.csv", test_dir), 0);
+    /* --out elsewhere, or --force, write */
+    assert_int_equal(sh("cd %s && '%s' %s --out mine.csv >/dev/null 2>&1", test_dir, lnbench, acc), 0);
+    assert_int_equal(sh("cd %s && '%s' accuracy --kernels f32-naive-scalar --dist normal --D 16 --rows 2 --quiet "
+                        "--force >/dev/null 2>&1",
+                        test_dir, lnbench),
+                     0);
+    assert_true(contains(test_path("results/accuracy.csv"), "f32-naive-scalar"));
+    /* bench likewise */
+    const char *bench = "bench --kernels f32-twopass-scalar --D 64 --rows 4 --quiet --benchmark_min_time=0.001 "
+                        "--benchmark_repetitions=1";
+    assert_int_equal(sh("cd %s && '%s' %s >/dev/null 2>&1", test_dir, lnbench, bench), 0);
+    assert_int_equal(sh("cd %s && '%s' %s >/dev/null 2>err", test_dir, lnbench, bench), 2);
+    assert_true(contains(test_path("err"), "results/bench.csv holds an earlier run"));
+    assert_int_equal(sh("cd %s && '%s' %s --force >/dev/null 2>&1", test_dir, lnbench, bench), 0);
+}
+
+/* Two folders whose bench.csv come from different CPUs: the merge is refused and writes nothing,
+ * not even the accuracy.csv it could have merged. */
+static void test_refused_merge_leaves_nothing(void **state)
+{
+    (void)state;
+    assert_int_equal(
+        sh("cd %s && mkdir -p m1 m2 && cp %s/tests/fixtures/accuracy.csv* %s/tests/fixtures/bench.csv* m1/ "
+           "&& cp %s/tests/fixtures/bench.csv m2/ && sed 's/Platinum 8481C/Other/' "
+           "%s/tests/fixtures/bench.csv.meta.json >m2/bench.csv.meta.json",
+           test_dir, getenv("PWD"), getenv("PWD"), getenv("PWD"), getenv("PWD")),
+        0);
+    assert_int_equal(sh("cd %s && '%s' merge --out merged m1 m2 >/dev/null 2>err", test_dir, lnbench), 2);
+    assert_true(contains(test_path("err"), "different machines"));
+    assert_int_equal(sh("cd %s && ! [ -e merged ]", test_dir), 0);
+}
+
+/* Paper cuts: a kernel of another op names the --op to add; the skipped kernels' note is one
+ * line naming the missing ISA; hunt takes a list of D and tells its time left, writing one
+ * hunt.csv beside its rows. */
+static void test_paper_cuts(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("cd %s && '%s' accuracy --kernels f32-rmsnorm-naive-scalar --D 16 --rows 1 --out x.csv "
+                        ">/dev/null 2>err",
+                        test_dir, lnbench),
+                     2);
+    assert_true(
+        contains(test_path("err"), "is a kernel of --op rmsnorm (this run's op is layernorm): add --op rmsnorm"));
+    assert_int_equal(
+        sh("cd %s && LNBENCH_ISA=avx2 '%s' accuracy --kernels 'f32-twopass-*' --dist normal --D 16 --rows 1 "
+           "--quiet --out x.csv >/dev/null 2>err",
+           test_dir, lnbench),
+        0);
+    assert_true(contains(test_path("err"), "kernel skipped: LNBENCH_ISA caps out avx512 (lnbench list names them)") ||
+                contains(test_path("err"), "kernels skipped: LNBENCH_ISA caps out avx512"));
+    assert_int_equal(sh("cd %s && '%s' hunt --kernels f32-twopass-scalar --D 8,12 --seconds 0.2 --starts 1 --out h "
+                        ">/dev/null 2>err",
+                        test_dir, lnbench),
+                     0);
+    assert_true(contains(test_path("err"), "hunt: f32-twopass-scalar at D 12 (2 of 2): about 0 s left") ||
+                contains(test_path("err"), "(2 of 2): about"));
+    assert_int_equal(sh("cd %s && [ $(grep -c '^f32-twopass-scalar,f32,' h/hunt.csv) = 2 ]", test_dir), 0);
+}
+
+/* A changed flag rebuilds the objects: after a build, `make -n NATIVE=1` would recompile (its
+ * stamp differs), and `make -n` with the flags unchanged would not. The stamp is restored. */
+static void test_build_follows_flags(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", lnbench);
+    const char *build = dirname(dir); /* build/ or build-san/... */
+    char stamp[PATH_MAX + 32];
+    snprintf(stamp, sizeof stamp, "%s/.build-flags", build);
+    if (access(stamp, R_OK)) skip();
+    /* make -n still rewrites the stamps (at parse time): kept aside and put back */
+    assert_int_equal(sh("cp '%s' %s/stamp && cp '%s/.meta-defs' %s/meta", stamp, test_dir, build, test_dir), 0);
+    const char *san = strstr(build, "san") ? " SAN=1" : "";
+    int rebuilds = sh("MAKEFLAGS= make -n BUILD=%s%s NATIVE=1 %s/lnbench 2>/dev/null | grep -q -- "
+                      "'-march=native.* -c harness/cli.c'",
+                      build, san, build);
+    assert_int_equal(sh("cp %s/stamp '%s' && cp %s/meta '%s/.meta-defs'", test_dir, stamp, test_dir, build), 0);
+    assert_int_equal(rebuilds, 0);
+}
+
+int main(void)
+{
+    const char *l = getenv("LNBENCH");
+    if (!l) l = "build/lnbench";
+    if (!realpath(l, lnbench)) {
+        fprintf(stderr, "test_safe: no lnbench at %s\n", l);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_output_kept),
+        cmocka_unit_test(test_refused_merge_leaves_nothing),
+        cmocka_unit_test(test_paper_cuts),
+        cmocka_unit_test(test_build_follows_flags),
+    };
+    return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
+}

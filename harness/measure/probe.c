@@ -118,6 +118,22 @@ static void axpb16(const uint16_t *x, uint16_t *y, size_t n, int stream)
 }
 
 int ln_probe_has_stream(void) { return 1; }
+#elif LN_ARM64
+#include "probe_arm.h"
+
+static void axpb(const float *x, float *y, size_t n, int stream)
+{
+    size_t i = ln_probe_axpb_arm(x, y, n, PROBE_A, PROBE_B, stream);
+    axpb_plain(x + i, y + i, n - i);
+}
+
+static void axpb16(const uint16_t *x, uint16_t *y, size_t n, int stream)
+{
+    size_t i = ln_probe_axpb16_arm(x, y, n, PROBE_A, PROBE_B, stream);
+    axpb16_plain(x + i, y + i, n - i);
+}
+
+int ln_probe_has_stream(void) { return 1; }
 #else
 static void axpb(const float *x, float *y, size_t n, int stream)
 {

@@ -11,7 +11,8 @@
 /* Ordinary (write-allocate) stores, the widest vectors this CPU has. */
 void ln_probe_copy(const float *x, float *y, size_t n);
 /* Non-temporal stores (x86: vmovntps/movntps, which bypass the caches and skip the read for
- * ownership); plain stores on other machines, where ln_probe_has_stream() is 0. */
+ * ownership; AArch64: STNP, a hint the core may honour); plain stores on other machines, where
+ * ln_probe_has_stream() is 0. */
 void ln_probe_stream(const float *x, float *y, size_t n);
 int ln_probe_has_stream(void);
 

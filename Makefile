@@ -30,6 +30,9 @@ CXX := $(CROSS)g++
 BUILD ?= build-aarch64
 EMULATE := scripts/run-aarch64
 TEST_SVE_VL ?= 128 256 512
+# The test binaries that run kernels, repeated at each further vector length (the rest, and
+# their tests that cannot see the vector length, run at the first only: tests/vl_repeat.h).
+TEST_VL_DEPENDENT := test_kernels test_simd test_half test_lowp test_ops test_edge test_registry test_verdicts
 export PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
 endif
 
@@ -169,11 +172,12 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 	$(CC) $(CFLAGS) $(INC_all) -Itests -MMD -MP $< $(BUILD)/liblnbench.a -o $@ -lcmocka $(LDLIBS) -lstdc++ $(LDFLAGS)
 
 PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
-# A cross build's tests run under $(EMULATE), the whole list once per SVE vector length, with
-# LNBENCH a script that runs the aarch64 lnbench the same way.
+# A cross build's tests run under $(EMULATE): the whole list at the first SVE vector length, the
+# kernel tests again at each further one, with LNBENCH a script that runs the aarch64 lnbench
+# the same way.
 test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(if $(EMULATE),$(BUILD)/lnbench-emu)
 	@LNBENCH=$(BUILD)/lnbench$(if $(EMULATE),-emu) LNBENCH_PLUGIN_DIR=$(BUILD) \
-	    $(if $(EMULATE),LNBENCH_RUN=$(EMULATE) LNBENCH_VLS='$(TEST_SVE_VL)') tests/run.sh $(TEST_BIN)
+	    $(if $(EMULATE),LNBENCH_RUN=$(EMULATE) LNBENCH_VLS='$(TEST_SVE_VL)' LNBENCH_VL_TESTS='$(TEST_VL_DEPENDENT)') tests/run.sh $(TEST_BIN)
 
 $(BUILD)/lnbench-emu: $(EMULATE)
 	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(abspath $(EMULATE))" "$(abspath $(BUILD)/lnbench)" > $@

@@ -14,6 +14,7 @@
 #include "cpu.h"
 #include "half.h"
 #include "kernel.h"
+#include "vl_repeat.h"
 
 #if LN_X86
 #include <immintrin.h>
@@ -184,22 +185,26 @@ static void check_random_and_special(const fmt16 *f)
 static void test_f16_decode(void **s)
 {
     (void)s;
+    SKIP_ON_VL_REPEAT();
     check_decode(&F16);
 }
 static void test_bf16_decode(void **s)
 {
     (void)s;
+    SKIP_ON_VL_REPEAT();
     check_decode(&BF16);
 }
 static void test_f16_encode(void **s)
 {
     (void)s;
+    SKIP_ON_VL_REPEAT();
     check_neighbourhoods(&F16);
     check_random_and_special(&F16);
 }
 static void test_bf16_encode(void **s)
 {
     (void)s;
+    SKIP_ON_VL_REPEAT();
     check_neighbourhoods(&BF16);
     check_random_and_special(&BF16);
 }
@@ -208,6 +213,7 @@ static void test_bf16_encode(void **s)
 static void test_known_values(void **s)
 {
     (void)s;
+    SKIP_ON_VL_REPEAT();
     assert_int_equal(ln_f32_to_f16(1.0f), 0x3c00);
     assert_int_equal(ln_f32_to_f16(65504.0f), 0x7bff);
     assert_int_equal(ln_f32_to_f16(65519.99f), 0x7bff);
@@ -282,6 +288,7 @@ static void hw_f16_to_f32(const uint16_t *in, float *out)
 static void test_f16c_hardware(void **s)
 {
     (void)s;
+    SKIP_ON_VL_REPEAT();
 #if LN_X86
     if (!(ln_cpu_features() & LN_ISA_AVX2)) skip(); /* F16C comes with the AVX2 line */
 #endif
@@ -372,6 +379,7 @@ static void check_kernel_blocks(void (*load)(ln_dtype, const uint16_t *, float *
 static void test_kernel_blocks(void **s)
 {
     (void)s;
+    SKIP_ON_VL_REPEAT();
     unsigned cpu = ln_cpu_features();
 #if LN_X86
     if (!(cpu & LN_ISA_AVX2)) skip();

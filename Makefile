@@ -1,7 +1,8 @@
 # lnbench: `make` builds ./lnbench, `make test` runs the tests, `make bench` the main job,
 # `make hunt` the worst-case search, `make plugin-example` the example plugin.
 # Options: CC=clang, NATIVE=1 (-march=native), SAN=1 (ASan + UBSan), WERROR=1, BUILD=dir, QUICK=1 (bench),
-# PEERS=torch (installs libtorch-dev: PyTorch's layer norm as a peer; TORCH= leaves it out).
+# PEERS=torch (installs libtorch-dev: PyTorch's layer norm as a peer; TORCH= leaves it out),
+# ARCH=aarch64 (cross build into build-aarch64/, tests under qemu-user: docs/arm.md).
 
 CC ?= cc
 comma := ,
@@ -11,6 +12,28 @@ CC := cc
 endif
 ifeq ($(CC),clang)
 CXX := clang++
+endif
+
+# ARCH=aarch64 on a machine of another architecture: a cross build with Debian's aarch64-linux-gnu
+# toolchain and arm64 libraries (installed on demand), into build-aarch64/; its tests and commands
+# run under qemu-user (scripts/run-aarch64), the tests once per SVE vector length in TEST_SVE_VL. The
+# peer libraries (oneDNN, PyTorch) are left out of the cross build. On an aarch64 machine plain
+# `make` builds natively and ARCH is not needed.
+HOST_ARCH := $(shell uname -m)
+ifneq ($(filter-out $(HOST_ARCH),$(ARCH)),)
+ifneq ($(ARCH),aarch64)
+$(error ARCH=$(ARCH): the one cross target is ARCH=aarch64)
+endif
+CROSS := aarch64-linux-gnu-
+CC := $(CROSS)gcc
+CXX := $(CROSS)g++
+BUILD ?= build-aarch64
+EMULATE := scripts/run-aarch64
+TEST_SVE_VL ?= 128 256 512
+# The test binaries that run kernels, repeated at each further vector length (the rest, and
+# their tests that cannot see the vector length, run at the first only: tests/vl_repeat.h).
+TEST_VL_DEPENDENT := test_kernels test_simd test_half test_lowp test_ops test_edge test_registry test_verdicts
+export PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
 endif
 
 OPT ?= -O2
@@ -53,7 +76,7 @@ endif
 # Install missing Debian packages before anything below looks for them (a fresh machine's
 # first `make test` or `make bench` must just work); silent when nothing is missing.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-$(shell LNBENCH_PEERS=$(PEERS) scripts/install-deps.sh >&2)
+$(shell LNBENCH_PEERS=$(PEERS) LNBENCH_CROSS=$(CROSS) scripts/install-deps.sh >&2)
 ifneq ($(.SHELLSTATUS),0)
 $(error scripts/install-deps.sh failed: see its message above)
 endif
@@ -61,12 +84,12 @@ endif
 
 # The architecture whose kernels (kernels/<arch>/) this compiler builds: the LN_ARCH line of
 # kernels/isa.def one of whose prefixes starts the target triple; none: portable C only.
-ARCH := $(firstword $(shell t=$$($(CC) -dumpmachine); sed -n 's/^LN_ARCH.\([a-z0-9_]*\), "\(.*\)".$$/\1 \2/p' kernels/isa.def | \
+KARCH := $(firstword $(shell t=$$($(CC) -dumpmachine); sed -n 's/^LN_ARCH.\([a-z0-9_]*\), "\(.*\)".$$/\1 \2/p' kernels/isa.def | \
           while read a p; do for q in $$p; do case $$t in ($$q*) echo $$a;; esac; done; done))
-ONEDNN := $(if $(wildcard /usr/include/oneapi/dnnl/dnnl.h),1,)
+ONEDNN := $(if $(CROSS),,$(if $(wildcard /usr/include/oneapi/dnnl/dnnl.h),1,))
 # PyTorch's layer norm as a peer (ext-torch-*) where Debian's libtorch-dev is installed: an
 # opt-in (`make bench PEERS=torch` installs it), see docs/peers.md.
-TORCH := $(if $(wildcard /usr/include/ATen/native/layer_norm.h),1,)
+TORCH := $(if $(CROSS),,$(if $(wildcard /usr/include/ATen/native/layer_norm.h),1,))
 
 GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 GBENCH_VERSION := $(shell pkg-config --modversion benchmark 2>/dev/null || echo unknown)
@@ -111,7 +134,7 @@ LDFLAGS += $(SANFLAGS)
 
 LIB_C := $(wildcard common/*.c kernels/*.c kernels/scalar/*.c reference/*.c) \
          $(filter-out harness/main.c,$(wildcard $(HARNESS_DIRS:%=%/*.c))) \
-         $(if $(ARCH),$(wildcard kernels/$(ARCH)/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*onednn*.c)) \
+         $(if $(KARCH),$(wildcard kernels/$(KARCH)/*.c)) $(if $(ONEDNN),$(wildcard kernels/ext/*onednn*.c)) \
          $(if $(TORCH),$(wildcard kernels/ext/*torch*.c))
 LIB_CC := $(wildcard $(HARNESS_DIRS:%=%/*.cc)) $(if $(TORCH),kernels/ext/torch.cc)
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CC:%.cc=$(BUILD)/%.o)
@@ -122,8 +145,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # that ISA's line in kernels/isa.def (the table dispatch and `lnbench list` read too), and sees its
 # architecture's vector layers and the algorithm templates (kernels/simd/); the rest of the binary
 # stays portable, and the registry runs a kernel only where the CPU says it can.
-ISA_NAMES := $(shell sed -n 's/^LN_ISA.\([a-z0-9_]*\), [A-Z0-9_]*, $(ARCH),.*/\1/p' kernels/isa.def)
-$(foreach i,$(ISA_NAMES),$(eval $$(BUILD)/kernels/$(ARCH)/%-$(i).o: ISAFLAGS = \
+ISA_NAMES := $(shell sed -n 's/^LN_ISA.\([a-z0-9_]*\), [A-Z0-9_]*, $(KARCH),.*/\1/p' kernels/isa.def)
+$(foreach i,$(ISA_NAMES),$(eval $$(BUILD)/kernels/$(KARCH)/%-$(i).o: ISAFLAGS = \
     $(shell sed -n 's/^LN_ISA.$(i),.*"\(.*\)".$$/\1/p' kernels/isa.def)))
 # UBSan's C++-only checks (vptr; clang's function) need the C++ sanitizer runtime, which the
 # C-linked test and fuzz binaries lack; libtorch is not instrumented anyway.
@@ -141,7 +164,7 @@ $(LIB_OBJ) $(BUILD)/harness/main.o $(BUILD)/lnbench $(TEST_BIN): $(FLAGS_STAMP)
 $(BUILD)/common/%.o: LAYER_INC = $(INC_common)
 $(BUILD)/kernels/%.o: LAYER_INC = $(INC_kernels)
 $(BUILD)/reference/%.o: LAYER_INC = $(INC_reference)
-$(BUILD)/kernels/$(ARCH)/%.o: LAYER_INC = $(INC_kernels) -Ikernels/$(ARCH) -Ikernels/simd
+$(BUILD)/kernels/$(KARCH)/%.o: LAYER_INC = $(INC_kernels) -Ikernels/$(KARCH) -Ikernels/simd
 $(BUILD)/harness/%.o: LAYER_INC = $(INC_all)
 
 $(BUILD)/%.o: %.c
@@ -168,9 +191,17 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/liblnbench.a
 
 PLUGIN_BAD := $(patsubst %,$(BUILD)/tests/plugin-bad-%.so,nosymbol abi noname noforward duplicate)
 PLUGIN_HOSTILE := $(patsubst %,$(BUILD)/tests/plugin-hostile-%.so,gamma scratch stats nan exit crash op name)
+# A cross build's tests run under $(EMULATE): the whole list at the first SVE vector length, the
+# kernel tests again at each further one, with LNBENCH a script that runs the aarch64 lnbench
+# the same way.
 test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(PLUGIN_HOSTILE) \
-      $(BUILD)/tests/plugin-tune.so
-	@LNBENCH=$(BUILD)/lnbench LNBENCH_PLUGIN_DIR=$(BUILD) tests/run.sh $(TEST_BIN)
+      $(BUILD)/tests/plugin-tune.so $(if $(EMULATE),$(BUILD)/lnbench-emu)
+	@LNBENCH=$(BUILD)/lnbench$(if $(EMULATE),-emu) LNBENCH_PLUGIN_DIR=$(BUILD) \
+	    $(if $(EMULATE),LNBENCH_RUN=$(EMULATE) LNBENCH_VLS='$(TEST_SVE_VL)' LNBENCH_VL_TESTS='$(TEST_VL_DEPENDENT)') tests/run.sh $(TEST_BIN)
+
+$(BUILD)/lnbench-emu: $(EMULATE)
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(abspath $(EMULATE))" "$(abspath $(BUILD)/lnbench)" > $@
+	@chmod +x $@
 
 # `make plugin-example`: examples/plugin/ built as a shared library that `lnbench --plugin` loads
 # (docs/plugins.md). Plugins are built without the sanitizers: any lnbench build loads them.
@@ -352,6 +383,6 @@ report: plots
 	@$(BUILD)/lnbench report $(RESULTS)
 
 clean:
-	rm -rf build build-san lnbench
+	rm -rf build build-san build-aarch64 lnbench
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

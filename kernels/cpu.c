@@ -71,9 +71,58 @@ const char *ln_cpu_model(void)
     for (size_t n = strlen(s); n > 0 && s[n - 1] == ' '; n--) s[n - 1] = 0; /* padded on some CPUs */
     return s;
 }
+#elif defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+
+/* The kernel's hardware capability words: what the CPU has and the OS enabled (SVE state
+ * included). FEAT_FP16 arithmetic needs both the scalar and the vector half-precision bits. */
+static int hwcap(unsigned long bits) { return (getauxval(AT_HWCAP) & bits) == bits; }
+static int hwcap2(unsigned long bits) { return (getauxval(AT_HWCAP2) & bits) == bits; }
+
+static int ln_cpu_has_neon(void) { return hwcap(HWCAP_ASIMD); }
+static int ln_cpu_has_fp16(void) { return ln_cpu_has_neon() && hwcap(HWCAP_FPHP | HWCAP_ASIMDHP); }
+static int ln_cpu_has_bf16(void) { return ln_cpu_has_fp16() && hwcap2(HWCAP2_BF16); }
+static int ln_cpu_has_sve(void) { return ln_cpu_has_fp16() && hwcap(HWCAP_SVE); }
+static int ln_cpu_has_sve2(void) { return ln_cpu_has_sve() && ln_cpu_has_bf16() && hwcap2(HWCAP2_SVE2); }
+
+/* The SVE vector length in bytes (0 without SVE), from the kernel: this file is not compiled
+ * for SVE, so it cannot ask the CPU with RDVL. */
+static size_t sve_bytes(void)
+{
+    int vl = ln_cpu_has_sve() ? prctl(PR_SVE_GET_VL) : -1;
+    return vl < 0 ? 0 : (size_t)(vl & PR_SVE_VL_LEN_MASK);
+}
+
+/* "implementer 0x41 part 0xd40" from /proc/cpuinfo (ARM CPUs have no brand string). */
+const char *ln_cpu_model(void)
+{
+    static char model[64] = "unknown";
+    unsigned impl = 0, part = 0;
+    int got = 0;
+    char line[256];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return model;
+    while (fgets(line, sizeof line, f) && got < 2) {
+        if (sscanf(line, "CPU implementer : %x", &impl) == 1) got |= 1;
+        if (sscanf(line, "CPU part : %x", &part) == 1) got |= 2;
+    }
+    fclose(f);
+    if (got == 3) snprintf(model, sizeof model, "ARM implementer 0x%02x part 0x%03x", impl, part);
+    return model;
+}
 #else
 const char *ln_cpu_model(void) { return "unknown"; }
 #endif
+
+size_t ln_isa_vector_bytes(const ln_isa *t)
+{
+#if defined(__aarch64__)
+    if (t->vector_bytes == 0) return sve_bytes();
+#endif
+    return t->vector_bytes;
+}
 
 const ln_isa ln_isas[] = {
 #define LN_ISA(name, NAME, arch, test, bytes, flags) {#name, LN_ISA_##NAME, test, bytes, flags},

@@ -11,11 +11,14 @@ typedef struct {
     const char *name;     /* "avx512": the kernel files' suffix and the cap's word */
     unsigned bit;         /* its LN_ISA_* bit */
     int (*cpu_has)(void); /* CPU and OS support it (cpuid, XCR0 register state) */
-    size_t vector_bytes;  /* the widest vector its kernels use */
+    size_t vector_bytes;  /* the widest vector its kernels use; 0: scalable (SVE), see below */
     const char *cflags;   /* what its kernel files are compiled with */
 } ln_isa;
 
 extern const ln_isa ln_isas[];
+/* The vector width of t's kernels in bytes on this CPU: vector_bytes, or for a scalable ISA the
+ * length the CPU and OS set (0 where the CPU lacks it). */
+size_t ln_isa_vector_bytes(const ln_isa *t);
 extern const size_t ln_num_isas;
 
 /* LN_ISA_* bits the CPU and the OS support, intersected with the cap. */

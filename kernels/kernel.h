@@ -15,6 +15,11 @@
 #else
 #define LN_X86 0
 #endif
+#if defined(__aarch64__)
+#define LN_ARM64 1
+#else
+#define LN_ARM64 0
+#endif
 
 typedef struct {
     size_t rows, D;           /* row-major, contiguous rows of length D */
@@ -51,7 +56,8 @@ static inline int ln_op_is_backward(ln_op op) { return op == LN_OP_LAYERNORM_BWD
 static inline int ln_op_centres(ln_op op) { return op == LN_OP_LAYERNORM || op == LN_OP_LAYERNORM_BWD; }
 
 /* CPU features a kernel needs (bit set), one bit per line of isa.def: LN_ISA_AVX2,
- * LN_ISA_AVX512 (F, BW, VL, DQ), LN_ISA_AVX512BF16, LN_ISA_AVX512FP16; see cpu.h. */
+ * LN_ISA_AVX512 (F, BW, VL, DQ), LN_ISA_AVX512BF16, LN_ISA_AVX512FP16 on x86; LN_ISA_NEON,
+ * LN_ISA_FP16, LN_ISA_BF16, LN_ISA_SVE, LN_ISA_SVE2 on aarch64; see cpu.h. */
 enum {
 #define LN_ISA(name, NAME, arch, test, bytes, flags) LN_ISA_BIT_##NAME,
 #include "isa.def"

@@ -59,7 +59,8 @@ size_t ln_kernel_vector_width(const ln_kernel *k)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < ln_num_isas; i++)
-        if ((k->isa & ln_isas[i].bit) && ln_isas[i].vector_bytes > bytes) bytes = ln_isas[i].vector_bytes;
+        if ((k->isa & ln_isas[i].bit) && ln_isa_vector_bytes(&ln_isas[i]) > bytes)
+            bytes = ln_isa_vector_bytes(&ln_isas[i]);
     return bytes ? bytes / ln_fmt(k->dtype)->size : 1;
 }
 

@@ -1,15 +1,39 @@
 #!/bin/sh
 # Runs each cmocka test binary given and prints one closing line with the totals.
-passed=0 failed=0 broken=""
-for t in "$@"; do
-    out=$(CMOCKA_MESSAGE_OUTPUT=stdout "$t" 2>&1)
-    status=$?
-    printf '%s\n' "$out"
-    p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-    f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-0}))
-    if [ "$status" != 0 ] && [ -z "$f" ]; then broken="$broken $t"; failed=$((failed + 1)); fi
+# LNBENCH_RUN: a command each binary runs under (scripts/run-aarch64 for a cross build), each
+# binary's wall time then printed after it. LNBENCH_VLS: SVE vector lengths in bits: the list runs
+# at the first length (LNBENCH_VL set), and at each further one (LNBENCH_VL_REPEAT=1 too) the
+# binaries named in LNBENCH_VL_TESTS (their tests that cannot depend on the vector length skip:
+# tests/vl_repeat.h); the closing line sums them all.
+passed=0 failed=0 broken="" first=1
+for vl in ${LNBENCH_VLS:-native}; do
+    if [ "$vl" != native ]; then
+        export LNBENCH_VL=$vl
+        [ $first = 1 ] || export LNBENCH_VL_REPEAT=1
+        echo "== tests at SVE vector length $vl bits"
+    fi
+    for t in "$@"; do
+        if [ $first = 0 ]; then
+            case " $LNBENCH_VL_TESTS " in
+            *" $(basename "$t") "*) ;;
+            *) continue ;;
+            esac
+        fi
+        start=$(date +%s)
+        out=$(CMOCKA_MESSAGE_OUTPUT=stdout $LNBENCH_RUN "$t" 2>&1)
+        status=$?
+        printf '%s\n' "$out"
+        [ -n "$LNBENCH_RUN" ] && echo "== $(basename "$t")${LNBENCH_VL:+ at $vl bits}: $(($(date +%s) - start)) s"
+        p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+        f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+        passed=$((passed + ${p:-0}))
+        failed=$((failed + ${f:-0}))
+        if [ "$status" != 0 ] && [ -z "$f" ]; then
+            broken="$broken $t${LNBENCH_VL:+@$vl}"
+            failed=$((failed + 1))
+        fi
+    done
+    first=0
 done
 [ -n "$broken" ] && echo "crashed or failed outside a test:$broken"
 echo "tests: $passed passed, $failed failed"

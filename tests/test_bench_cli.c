@@ -144,6 +144,13 @@ static void test_tiny_run_writes_consistent_csv(void **state)
     assert_non_null(strstr(json, "f32-twopass-scalar/D:64/rows:256/real_time"));
     assert_non_null(strstr(json, "probe-copy/bytes:64K/real_time"));
     assert_true(exists("b.csv.meta.json"));
+    /* emulation is said, in the metadata and on stderr (make test runs a cross build's tests
+     * under LNBENCH_RUN, the emulator; natively there is none) */
+    const char *emulated = getenv("LNBENCH_RUN") && *getenv("LNBENCH_RUN") ? "qemu-user" : "none";
+    char want[64];
+    snprintf(want, sizeof want, "\"emulator\": \"%s\"", emulated);
+    if (!strstr(slurp("b.csv.meta.json"), want)) fail_msg("b.csv.meta.json lacks %s", want);
+    assert_int_equal(strstr(slurp("err"), "running under an emulator") != NULL, strcmp(emulated, "none") != 0);
     assert_no_temp_files();
 }
 

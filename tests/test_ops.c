@@ -20,6 +20,7 @@
 #include "lnbench_run.h"
 #include "reference.h"
 #include "round_to.h"
+#include "vl_repeat.h"
 
 #define BITS 600
 #define MAXD 64
@@ -143,6 +144,7 @@ static void check_equal(ln_dtype t, const char *what, size_t k, double got, mpfr
 static void test_rms_reference_random(void **state)
 {
     (void)state;
+    SKIP_ON_VL_REPEAT();
     unsigned seed = 7;
     for (int t = 0; t < LN_NDTYPES; t++)
         for (int trial = 0; trial < 40; trial++) {
@@ -170,6 +172,7 @@ static void test_rms_reference_random(void **state)
 static void test_rms_reference_closed(void **state)
 {
     (void)state;
+    SKIP_ON_VL_REPEAT();
     double x[4] = {3, 4, 0, 0}, y[4];
     ln_ref_rms_row(LN_F64, 4, x, NULL, NULL, 0, y, NULL, NULL, NULL);
     assert_true(y[0] == 1.2 && y[1] == 1.6 && y[2] == 0 && y[3] == 0);
@@ -188,6 +191,7 @@ static void test_rms_reference_closed(void **state)
 static void test_bwd_reference_random(void **state)
 {
     (void)state;
+    SKIP_ON_VL_REPEAT();
     unsigned seed = 11;
     for (int centred = 0; centred <= 1; centred++)
         for (int t = 0; t < LN_NDTYPES; t++)
@@ -227,6 +231,7 @@ static void test_bwd_reference_random(void **state)
 static void test_bwd_saved_reference(void **state)
 {
     (void)state;
+    SKIP_ON_VL_REPEAT();
     unsigned seed = 13;
     for (int centred = 0; centred <= 1; centred++)
         for (int t = 0; t < LN_NDTYPES; t++)
@@ -263,6 +268,7 @@ static void test_bwd_saved_reference(void **state)
 static void test_saved_stats_separate_the_losses(void **state)
 {
     (void)state;
+    SKIP_ON_VL_REPEAT();
     const ln_kernel *k = ln_kernel_find("f32-lnbwd-accurate-scalar");
     assert_non_null(k);
     for (int f32 = 0; f32 <= 1; f32++) {
@@ -343,6 +349,7 @@ static void test_rmsnorm_stats_from_a_forward_kernel(void **state)
 static void test_bwd_reference_closed(void **state)
 {
     (void)state;
+    SKIP_ON_VL_REPEAT();
     double x[2] = {1, 4}, dy[2] = {0.25, -3}, dx[2], dg[2], db[2];
     ln_ref_bwd_rows(1, LN_F64, 1, 2, x, dy, NULL, 0, dx, NULL, NULL, dg, NULL, NULL, db, NULL, NULL, NULL);
     assert_true(dx[0] == 0 && dx[1] == 0);
@@ -584,6 +591,7 @@ static void test_breakage_caught(void **state)
 static void test_op_cli(void **state)
 {
     (void)state;
+    SKIP_ON_VL_REPEAT();
     assert_int_equal(run("list --op rmsnorm"), 0);
     assert_non_null(strstr(run_output, "f32-rmsnorm-accurate-scalar"));
     assert_null(strstr(run_output, "f32-twopass-scalar"));

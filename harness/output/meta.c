@@ -73,6 +73,31 @@ static char *command_json(int argc, char **argv)
     return text;
 }
 
+/* A user-mode emulator betrays itself in /proc/cpuinfo, which is the host's: its format is not
+ * the one this build's architecture's kernel writes (x86 "vendor_id", aarch64 "CPU implementer").
+ * An emulator that fakes the file is still caught on aarch64 by the host's binfmt handler for it. */
+const char *ln_emulator(void)
+{
+    static int known;
+    static const char *name;
+    if (known) return name;
+    known = 1;
+#if defined(__x86_64__) || defined(__i386__)
+    const char *native = "vendor_id", *binfmt = "/proc/sys/fs/binfmt_misc/qemu-x86_64";
+#elif defined(__aarch64__)
+    const char *native = "CPU implementer", *binfmt = "/proc/sys/fs/binfmt_misc/qemu-aarch64";
+#else
+    return name;
+#endif
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    int lines = 0, found = 0;
+    char line[512];
+    while (f && fgets(line, sizeof line, f) && !found) found = !strncmp(line, native, strlen(native)), lines++;
+    if (f) fclose(f);
+    if ((lines > 0 && !found) || access(binfmt, F_OK) == 0) name = "qemu-user";
+    return name;
+}
+
 void ln_meta_fields(uint64_t seed, int argc, char **argv, ln_meta_field_fn fn, void *ctx)
 {
     char isa[128], date[32], host[256] = "unknown", onednn[64] = "none", cores[32], seed_text[32];
@@ -91,6 +116,7 @@ void ln_meta_fields(uint64_t seed, int argc, char **argv, ln_meta_field_fn fn, v
     fn(ctx, "cpu_model", model, 1);
     fn(ctx, "isa_features", ln_isa_names(ln_cpu_features_hw(), isa, sizeof isa), 1);
     fn(ctx, "isa_cap", cap && *cap ? cap : "native", 1);
+    fn(ctx, "emulator", ln_emulator() ? ln_emulator() : "none", 1);
     fn(ctx, "cores", cores, 0);
     fn(ctx, "compiler", LN_COMPILER, 1);
     fn(ctx, "cflags", LN_CFLAGS, 1);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 /* Writes a JSON object (no trailing newline) with: cpu_model, isa_features (detected),
- * isa_cap (LNBENCH_ISA), cores, compiler, cflags, mpfr_version, gbench_version, onednn,
+ * isa_cap (LNBENCH_ISA), emulator ("qemu-user" or "none": timings under emulation mean nothing), cores, compiler, cflags, mpfr_version, gbench_version, onednn,
  * git_commit, date (UTC, ISO 8601), hostname, seed, command (the argv given). */
 void ln_meta_write_json(FILE *f, uint64_t seed, int argc, char **argv);
 /* The same with one more string field at the end (key NULL: none), e.g. "shard": "2/3". */
@@ -20,6 +20,10 @@ void ln_meta_write_file(const char *path, uint64_t seed, int argc, char **argv);
 
 /* The commit this binary was built from (git describe), "unknown" outside a checkout. */
 const char *ln_meta_git_commit(void);
+
+/* "qemu-user" when this process runs under a user-mode emulator (the binary's architecture is
+ * not the machine's), else NULL. */
+const char *ln_emulator(void);
 
 /* Prints what `lnbench --version` says: the commit, the compiler and flags, and the library
  * versions the results depend on. */

@@ -314,6 +314,11 @@ int cmd_bench(int argc, char **argv)
                      nkernel_cases);
     }
 
+    if (ln_emulator())
+        fprintf(stderr,
+                "lnbench: warning: running under an emulator (%s): these timings measure the emulator, not "
+                "this architecture's CPU; the accuracy results stand\n",
+                ln_emulator());
     ln_meta_fields(seed, orig_argc, orig_argv, add_context_field, NULL);
     ln_gb_add_context("lnbench_bytes_counted", "x read + y written per call; gamma and beta excluded");
     if (*tuning) ln_gb_add_context("lnbench_tuning", tuning);

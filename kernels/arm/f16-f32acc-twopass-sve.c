@@ -1,0 +1,20 @@
+/* Two-pass LayerNorm on binary16 storage for SVE, fp32 arithmetic, vector-length
+ * agnostic: see sve.h. The bound is the fp32-accumulating 16-bit two-pass one
+ * (kernels/x86/half-twopass.h) with the run-time lane count. */
+#include "sve.h"
+
+static void forward(const ln_args *a) { sve_twopass(a, LN_F16); }
+
+static double bound(size_t n, double kappa)
+{
+    return ln_half_f32acc_bound(n / (4.0 * sve_lanes()) + 10, kappa, 0x1p-11);
+}
+
+#define DOMAIN ln_domain_any_row
+#define AGREES_NONFINITE 0
+#define HOW                                                                                            \
+    "f16 widened by FCVT in 32-bit lanes, fp32 W-lane sums (W = svcntw(), 4 accumulators, predicated " \
+    "tail) for mean then squared deviations (fma), fp32 epilogue, FCVT rounding to f16 once; "         \
+    "eps in fp32; bound ~1 u + (n/(4W)) kappa 2^-13 u"
+
+LN_SVE_KERNEL(ln_f16_f32acc_twopass_sve, "f16-f32acc-twopass-sve", LN_F16);

@@ -1,0 +1,7 @@
+/* f32-lnbwd-vector for NEON: see kernels/x86/f32-norm-ops-vec.h. */
+#define NORM_KIND NORM_LNBWD
+#include "vec.h"
+
+#include "../x86/f32-norm-ops-vec.h"
+
+NORM_VEC_KERNEL(ln_f32_lnbwd_vector_neon, "f32-lnbwd-vector");

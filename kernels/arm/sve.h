@@ -1,0 +1,162 @@
+/* Vector-length-agnostic SVE row passes, for f32 and for f16/bf16 storage widened to fp32: the
+ * one header of the *-sve.c kernels. The fixed-width templates (in kernels/x86/) cannot take SVE:
+ * its vectors are sizeless (no arrays of them, no struct members) and VF_W would be a run-time
+ * value, so the simpler algorithms are written again here, once for the three storage formats,
+ * with the same grouping as their fixed-width siblings: four vector accumulators (each lane a
+ * sequential fp32 sum of about n / (4 W) terms, W = svcntw() floats at run time), the tail in
+ * predicated vectors (svwhilelt), the lanes added in double at the end; the normalization
+ * (x - mean) * (rstd * gamma) + beta with one fma, one rounding to the storage format.
+ *
+ * Loads and stores of 16-bit formats use 32-bit containers (LD1H / ST1H zero-extending and
+ * truncating): f16 converted by FCVT (nearest even), bf16 widened by a shift and rounded with
+ * integers (nearest even, NaN made quiet), as the NEON and AVX2 layers do. Non-temporal stores
+ * (STNT1) for outputs far larger than the caches. */
+#ifndef LN_ARM_SVE_H
+#define LN_ARM_SVE_H
+
+#include <arm_sve.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "bounds.h"
+#include "cpu.h"
+#include "f32-fallback.h"
+#include "half.h"
+#include "kernel.h"
+
+#define SVE_INLINE static inline __attribute__((always_inline))
+
+/* Outputs of at least this many bytes go out with non-temporal stores (as LN_STREAM_MIN_BYTES). */
+#define SVE_STREAM_MIN_BYTES ((size_t)32 << 20)
+
+/* The floats in an SVE vector on this CPU, for the error bounds: more lanes, fewer terms per
+ * lane. Where SVE is absent (the kernel never runs) 4, the shortest SVE vector, whose bound is
+ * the loosest. */
+static inline double sve_lanes(void) { return (ln_cpu_features_hw() & LN_ISA_SVE) ? (double)svcntw() : 4.0; }
+
+/* Elements of t at p under pg, in fp32 (inactive lanes 0). */
+SVE_INLINE svfloat32_t sve_load(ln_dtype t, svbool_t pg, const void *p)
+{
+    if (t == LN_F32) return svld1_f32(pg, p);
+    svuint32_t w = svld1uh_u32(pg, p);
+    if (t == LN_BF16) return svreinterpret_f32_u32(svlsl_n_u32_x(pg, w, 16));
+    return svcvt_f32_f16_z(pg, svreinterpret_f16_u32(w));
+}
+
+/* v rounded to t and stored at p under pg; stream: non-temporal. */
+SVE_INLINE void sve_store(ln_dtype t, svbool_t pg, void *p, svfloat32_t v, int stream)
+{
+    if (t == LN_F32) {
+        if (stream) svstnt1_f32(pg, p, v);
+        else svst1_f32(pg, p, v);
+        return;
+    }
+    svuint32_t w;
+    if (t == LN_F16) {
+        w = svreinterpret_u32_f16(svcvt_f16_f32_x(pg, v));
+    } else { /* x + 0x7fff + lsb, top half; NaN lanes made quiet instead */
+        svuint32_t x = svreinterpret_u32_f32(v);
+        svuint32_t r = svadd_u32_x(pg, x, svadd_n_u32_x(pg, svand_n_u32_x(pg, svlsr_n_u32_x(pg, x, 16), 1), 0x7fff));
+        r = svsel_u32(svcmpuo_f32(pg, v, v), svorr_n_u32_x(pg, x, 0x400000), r);
+        w = svlsr_n_u32_x(pg, r, 16);
+    }
+    svst1h_u32(pg, p, w); /* no 16-bit non-temporal store from 32-bit containers */
+}
+
+/* Element i of a row of t. */
+SVE_INLINE const void *sve_at(ln_dtype t, const void *p, size_t i) { return (const char *)p + i * ln_fmt(t)->size; }
+
+/* The lanes of v summed in double: even and odd lanes widened (exact), then FADDV's tree. */
+SVE_INLINE double sve_sum(svfloat32_t v)
+{
+    const svbool_t all = svptrue_b64();
+    svfloat64_t e = svcvt_f64_f32_x(all, v), o = svcvt_f64_f32_x(all, svtrn2_f32(v, v));
+    return svaddv_f64(all, svadd_f64_x(all, e, o));
+}
+
+/* sum of x (sq = 0), or of (x - mean)^2 (sq = 1, fma), over a row of n: four accumulators over
+ * whole groups of 4 W, the rest W at a time (predicated) into the first. */
+SVE_INLINE double sve_row_reduce(ln_dtype t, const void *x, size_t n, float mean, int sq)
+{
+    const uint64_t w = svcntw();
+    const svbool_t all = svptrue_b32();
+    const svfloat32_t m = svdup_n_f32(mean);
+    svfloat32_t a0 = svdup_n_f32(0), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+#define STEP(acc, pg, j)                                   \
+    do {                                                   \
+        svfloat32_t v_ = sve_load(t, pg, sve_at(t, x, j)); \
+        if (sq) {                                          \
+            v_ = svsub_f32_z(pg, v_, m);                   \
+            acc = svmla_f32_m(pg, acc, v_, v_);            \
+        } else {                                           \
+            acc = svadd_f32_m(pg, acc, v_);                \
+        }                                                  \
+    } while (0)
+    for (; i + 4 * w <= n; i += 4 * w) {
+        STEP(a0, all, i);
+        STEP(a1, all, i + w);
+        STEP(a2, all, i + 2 * w);
+        STEP(a3, all, i + 3 * w);
+    }
+    for (; i < n; i += w) STEP(a0, svwhilelt_b32_u64(i, n), i);
+#undef STEP
+    return sve_sum(svadd_f32_x(all, svadd_f32_x(all, a0, a1), svadd_f32_x(all, a2, a3)));
+}
+
+/* y = (x - mean) * (rstd * g) + b, one fma (g, b: NULL for 1 and 0). */
+SVE_INLINE void sve_normalize(ln_dtype t, const void *x, void *y, const void *g, const void *b, size_t n, float mean,
+                              float rstd, int stream)
+{
+    const uint64_t w = svcntw();
+    const svfloat32_t m = svdup_n_f32(mean), r = svdup_n_f32(rstd);
+    for (size_t i = 0; i < n; i += w) {
+        svbool_t pg = svwhilelt_b32_u64(i, n);
+        svfloat32_t s = g ? svmul_f32_x(pg, r, sve_load(t, pg, sve_at(t, g, i))) : r;
+        svfloat32_t bb = b ? sve_load(t, pg, sve_at(t, b, i)) : svdup_n_f32(0);
+        svfloat32_t v = svmla_f32_x(pg, bb, svsub_f32_x(pg, sve_load(t, pg, sve_at(t, x, i)), m), s);
+        sve_store(t, pg, (char *)y + i * ln_fmt(t)->size, v, stream);
+    }
+}
+
+/* The two-pass LayerNorm of every row: the fp32 sum, the squared deviations about the fp32
+ * mean, the normalization; rows whose fp32 statistics overflowed or underflowed redone in
+ * double (ln_f32_row_f64, ln_half_row_f64). */
+static inline void sve_twopass(const ln_args *a, ln_dtype t)
+{
+    const size_t n = a->D, size = ln_fmt(t)->size;
+    const int stream = a->rows * n * size >= SVE_STREAM_MIN_BYTES;
+    for (size_t r = 0; r < a->rows && n > 0; r++) {
+        const void *x = (const char *)a->x + r * n * size;
+        void *y = (char *)a->y + r * n * size;
+        double sum = sve_row_reduce(t, x, n, 0, 0);
+        float mean = (float)(sum / (double)n);
+        double ss = sve_row_reduce(t, x, n, mean, 1), radicand = ss / (double)n + a->eps;
+        double mean_out = mean, rstd_out = (float)(1.0 / sqrt(radicand));
+        int ok = t == LN_F32 ? ln_f32_stats_usable(sum, ss / (double)n, a->eps) : ln_half_stats_ok(sum, ss, radicand);
+        if (ok) sve_normalize(t, x, y, a->gamma, a->beta, n, mean, (float)rstd_out, stream);
+        else if (t == LN_F32) ln_f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+        else ln_half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+        if (a->mean) a->mean[r] = mean_out;
+        if (a->rstd) a->rstd[r] = rstd_out;
+    }
+    if (stream) __asm__ volatile("dmb ishst" ::: "memory"); /* the STNT1 stores before the caller reads y */
+}
+
+/* The fp32 roundings in each lane of sve_row_reduce: at most n / (4 W) + 3 terms (the tail's
+ * vectors go to the first accumulator), then two levels of vector additions. */
+static inline double sve_lane_terms(size_t n) { return ceil((double)n / (4.0 * sve_lanes())) + 5.0; }
+
+/* The ln_kernel of an SVE file (compiled for SVE with FEAT_FP16, which the sve line of isa.def
+ * implies): the file defines forward(), bound(), HOW, DOMAIN and AGREES_NONFINITE. */
+#define LN_SVE_KERNEL(id, kname, type)                                   \
+    const ln_kernel id = {.name = kname,                                 \
+                          .dtype = type,                                 \
+                          .isa = LN_ISA_NEON | LN_ISA_FP16 | LN_ISA_SVE, \
+                          .forward = forward,                            \
+                          .how = HOW,                                    \
+                          .bound = bound,                                \
+                          .domain = DOMAIN,                              \
+                          .agrees_nonfinite = AGREES_NONFINITE}
+
+#endif

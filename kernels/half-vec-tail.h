@@ -1,0 +1,33 @@
+/* The architecture-neutral tail of a 16-bit block layer (kernels/arm/half-vec.h; the same
+ * definitions close kernels/x86/half-vec.h): included after the layer's hooks. */
+#ifndef LN_HALF_VEC_TAIL_H
+#define LN_HALF_VEC_TAIL_H
+
+/* HB elements in memory order through half_block_load (widened) and half_block_store (rounded), for the tests'
+ * bit-exact checks of the block layer (half-blocks-<isa>.c). */
+static inline void half_block_load_in_order(ln_dtype t, const uint16_t *in, float *out)
+{
+    float a[VF_W], b[VF_W];
+    vf_pair v = half_block_load(t, in);
+    vf_store(a, v.a), vf_store(b, v.b);
+    for (int i = 0; i < VF_W; i++) {
+        if (t == LN_F16) out[i] = a[i], out[VF_W + i] = b[i];
+        else out[2 * i] = a[i], out[2 * i + 1] = b[i];
+    }
+}
+
+static inline void half_block_store_in_order(ln_dtype t, const float *in, uint16_t *out)
+{
+    float a[VF_W], b[VF_W];
+    for (int i = 0; i < VF_W; i++) {
+        a[i] = t == LN_F16 ? in[i] : in[2 * i];
+        b[i] = t == LN_F16 ? in[VF_W + i] : in[2 * i + 1];
+    }
+    half_block_store(t, out, (vf_pair){vf_load(a), vf_load(b)}, 0);
+}
+
+/* Prefetches the 2 HB elements at p into L2: the next rows of the row loops. */
+#define HB_PREFETCH2(p) \
+    for (size_t k_ = 0; k_ < 2 * HB; k_ += 32) _mm_prefetch((const char *)((p) + k_), _MM_HINT_T1)
+
+#endif

@@ -1,0 +1,22 @@
+/* What every vector layer opens with (kernels/arm/vec.h; the same definitions open
+ * kernels/x86/vec.h); kernels/vec-tail.h closes it. */
+#ifndef LN_VEC_COMMON_H
+#define LN_VEC_COMMON_H
+
+#include <stddef.h>
+
+#include "kernel.h"
+
+#define LN_INLINE static inline __attribute__((always_inline))
+
+/* CALL(G, B) with G = (g != NULL) and B = (b != NULL) as compile-time constants: an
+ * always-inlined body then compiles to four variants with no gamma/beta branch inside. */
+#define LN_SPECIALIZE_GB(g, b, CALL) \
+    do {                             \
+        if ((g) && (b)) CALL(1, 1);  \
+        else if (g) CALL(1, 0);      \
+        else if (b) CALL(0, 1);      \
+        else CALL(0, 0);             \
+    } while (0)
+
+#endif

@@ -562,7 +562,7 @@ int ln_compare(const ln_compare_opts *o)
     ln_sort_ops(ops, nops);
     cmp_row *rows = calloc(B.ns + 1, sizeof *rows), *kern = calloc(B.ns + 1, sizeof *kern);
     if (!rows || !kern) ln_die("out of memory");
-    size_t nrows = 0, nk = 0, unmatched = 0, min_n = 0;
+    size_t nrows = 0, nk = 0, unmatched = 0;
     for (size_t g = 0; g < nops; g++)
         for (int pass = 0; pass < 2; pass++)
             for (size_t i = 0; i < B.ns; i++) {
@@ -582,8 +582,6 @@ int ln_compare(const ln_compare_opts *o)
                 }
                 test_pair(&rows[nrows], sa, sb, la, lb);
                 if (!sb->probe) kern[nk++] = rows[nrows];
-                if (!min_n || sa->n < min_n) min_n = sa->n;
-                if (sb->n < min_n) min_n = sb->n;
                 nrows++;
             }
     if (!nk) {
@@ -686,13 +684,19 @@ int ln_compare(const ln_compare_opts *o)
         if (!rows[i].b->probe && !strcmp(rows[i].verdict, "slower"))
             printf("%sslower%s: %s %s (ratio %.3f, adjusted p %.2g)\n", red, reset, rows[i].b->op, rows[i].b->name,
                    rows[i].ratio, rows[i].p_adj);
+    /* the most repetitions any inconclusive benchmark had (the smallest p it could reach) */
+    size_t incon_a = 0, incon_b = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (!rows[i].b->probe && !strcmp(rows[i].verdict, "inconclusive") &&
+            rows[i].a->n + rows[i].b->n > incon_a + incon_b)
+            incon_a = rows[i].a->n, incon_b = rows[i].b->n;
     if (all.inconclusive)
-        printf("%sinconclusive%s: %d kernel benchmark%s moved beyond +-%.0f%%, but with %zu repetition%s a side the "
-               "smallest p is %.2g, above %.2g (%.2f over %zu tests): time %d or more repetitions a side "
-               "(--benchmark_repetitions) to tell\n",
-               yellow, reset, all.inconclusive, all.inconclusive == 1 ? "" : "s", 100 * o->threshold, min_n,
-               min_n == 1 ? "" : "s", ln_mann_whitney_min_p(min_n, min_n), P_SIGNIFICANT / (double)nk, P_SIGNIFICANT,
-               nk, reps_needed(P_SIGNIFICANT, nk));
+        printf("%sinconclusive%s: %d kernel benchmark%s moved beyond +-%.0f%%, but with at most %zu and %zu "
+               "repetitions the smallest p is %.2g, above %.2g (%.2f over %zu tests): time %d or more repetitions a "
+               "side (--benchmark_repetitions) to tell\n",
+               yellow, reset, all.inconclusive, all.inconclusive == 1 ? "" : "s", 100 * o->threshold, incon_a, incon_b,
+               ln_mann_whitney_min_p(incon_a, incon_b), P_SIGNIFICANT / (double)nk, P_SIGNIFICANT, nk,
+               reps_needed(P_SIGNIFICANT, nk));
     accuracy_changes(&A, &B);
     printf("\nwrote %s\n", out);
     int status = all.slower ? 1 : all.inconclusive ? LN_EXIT_INCONCLUSIVE : 0;

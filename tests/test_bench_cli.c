@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_rows.h"
 #include "tmpdir.h"
 
 static const char *lnbench;
@@ -39,7 +40,7 @@ static char *slurp(const char *name)
 
 static int exists(const char *name) { return access(test_path(name), F_OK) == 0; }
 
-#define MAX_ROWS 8
+#define MAX_ROWS 16
 #define MAX_COLS 24
 typedef struct {
     int nrows, ncols;
@@ -117,7 +118,11 @@ static void test_tiny_run_writes_consistent_csv(void **state)
     int copy = row_of(&t, "probe-copy"), stream = row_of(&t, "probe-stream");
     assert_true(num(&t, copy, "gbps") > 0 && num(&t, stream, "gbps") > 0);
     assert_int_equal((int)num(&t, copy, "bytes"), 65536);
-    assert_true(num(&t, copy, "bw_fraction") == 1);
+    /* the limit is the faster probe: its fraction 1, the other's its rate over it */
+    double limit = fmax(num(&t, copy, "gbps"), num(&t, stream, "gbps"));
+    assert_true(fabs(num(&t, copy, "bw_fraction") - num(&t, copy, "gbps") / limit) < 1e-3);
+    assert_true(fabs(num(&t, stream, "bw_fraction") - num(&t, stream, "gbps") / limit) < 1e-3);
+    assert_true(fmax(num(&t, copy, "bw_fraction"), num(&t, stream, "bw_fraction")) == 1);
     const char *kernels[] = {"f32-twopass-scalar", "f64-twopass-scalar"};
     const int elem[] = {4, 8};
     for (int i = 0; i < 2; i++) {
@@ -135,7 +140,7 @@ static void test_tiny_run_writes_consistent_csv(void **state)
         /* gbps counts x read + y written: 2 x 64 KiB per call, i.e. per row 2 D elements */
         double ns_per_row = num(&t, r, "ns_per_row");
         assert_true(fabs(gbps * ns_per_row / (2.0 * 64 * elem[i]) - 1) < 1e-3);
-        assert_true(fabs(num(&t, r, "bw_fraction") / (gbps / num(&t, copy, "gbps")) - 1) < 1e-3);
+        assert_true(fabs(num(&t, r, "bw_fraction") / (gbps / limit) - 1) < 1e-3);
     }
     /* Google Benchmark's JSON with the metadata in its context, and the sidecar */
     const char *json = slurp("b.json");
@@ -155,7 +160,7 @@ static void test_tiny_run_writes_consistent_csv(void **state)
 }
 
 /* A 16-bit kernel brings the 16-bit probes (fp16 elements, the same bytes), and its
- * bw_fraction is over probe-copy-16; an fp32 kernel's stays over probe-copy. */
+ * bw_fraction is over the faster 16-bit probe; an fp32 kernel's stays over the fp32 ones. */
 static void test_16bit_probes(void **state)
 {
     (void)state;
@@ -165,14 +170,16 @@ static void test_16bit_probes(void **state)
              "b16.csv", &t);
     assert_int_equal(t.nrows, 6);
     int copy16 = row_of(&t, "probe-copy-16"), stream16 = row_of(&t, "probe-stream-16");
-    int copy = row_of(&t, "probe-copy");
+    int copy = row_of(&t, "probe-copy"), stream = row_of(&t, "probe-stream");
+    double limit16 = fmax(num(&t, copy16, "gbps"), num(&t, stream16, "gbps")),
+           limit = fmax(num(&t, copy, "gbps"), num(&t, stream, "gbps"));
     assert_string_equal(t.cell[copy16][col(&t, "dtype")], "f16");
     assert_int_equal((int)num(&t, copy16, "bytes"), 65536);
     assert_int_equal((int)num(&t, stream16, "D"), 65536 / 2);
     assert_true(num(&t, copy16, "gbps") > 0 && num(&t, stream16, "gbps") > 0);
     int k16 = row_of(&t, "f16-f32acc-twopass-scalar"), k32 = row_of(&t, "f32-twopass-scalar");
-    assert_true(fabs(num(&t, k16, "bw_fraction") / (num(&t, k16, "gbps") / num(&t, copy16, "gbps")) - 1) < 1e-3);
-    assert_true(fabs(num(&t, k32, "bw_fraction") / (num(&t, k32, "gbps") / num(&t, copy, "gbps")) - 1) < 1e-3);
+    assert_true(fabs(num(&t, k16, "bw_fraction") / (num(&t, k16, "gbps") / limit16) - 1) < 1e-3);
+    assert_true(fabs(num(&t, k32, "bw_fraction") / (num(&t, k32, "gbps") / limit) - 1) < 1e-3);
     const char *json = slurp("b16.json");
     assert_non_null(strstr(json, "probe-stream-16/bytes:64K/real_time"));
 }
@@ -192,6 +199,52 @@ static void test_max_call_seconds_skips(void **state)
     assert_non_null(strstr(slurp("out"), "skipped f32-twopass-scalar/D:64/rows:512"));
 }
 
+/* bw_fraction is over the limit of results/README.md: the faster of the copy and stream probes
+ * of the row's element size, at its size and thread count. Made-up rates where the stream probe
+ * wins (as in memory) expose a fraction over probe-copy alone, and probes of another size or
+ * thread count must not enter. */
+static void test_bw_fraction_is_over_the_limit(void **state)
+{
+    (void)state;
+    static ln_dist normal = {.kind = LN_DIST_NORMAL, .spec = "normal"};
+    const ln_kernel *k32 = ln_kernel_find("f32-twopass-scalar"), *k16 = ln_kernel_find("f16-f32acc-twopass-scalar");
+    assert_non_null(k32);
+    assert_non_null(k16);
+    size_t M = 64u << 20;
+    ln_bench_case c[] = {
+        {.what = LN_BENCH_PROBE_COPY, .label = "probe-copy", .dtype = LN_F32, .size = M, .threads = 1},
+        {.what = LN_BENCH_PROBE_STREAM, .label = "probe-stream", .dtype = LN_F32, .size = M, .threads = 1},
+        {.what = LN_BENCH_PROBE_COPY_16, .label = "probe-copy-16", .dtype = LN_F16, .size = M, .threads = 1},
+        {.what = LN_BENCH_PROBE_STREAM_16, .label = "probe-stream-16", .dtype = LN_F16, .size = M, .threads = 1},
+        {.what = LN_BENCH_PROBE_STREAM, .label = "probe-stream", .dtype = LN_F32, .size = M, .threads = 2},
+        {.what = LN_BENCH_PROBE_STREAM, .label = "probe-stream", .dtype = LN_F32, .size = M / 2, .threads = 1},
+        {.what = LN_BENCH_KERNEL, .label = "f32-twopass-scalar", .k = k32, .dtype = LN_F32, .size = M, .threads = 1,
+         .dist = &normal},
+        {.what = LN_BENCH_KERNEL, .label = "f16-f32acc-twopass-scalar", .k = k16, .dtype = LN_F16, .size = M,
+         .threads = 1, .dist = &normal},
+        {.what = LN_BENCH_KERNEL, .label = "f32-twopass-scalar", .k = k32, .dtype = LN_F32, .size = M, .threads = 2,
+         .dist = &normal},
+    };
+    enum { N = sizeof c / sizeof *c };
+    const double gbps[N] = {10, 20, 30, 15, 40, 99, 15, 12, 30};
+    /* copy 10 / stream 20 -> limit 20; copy-16 30 / stream-16 15 -> 30; 2 threads: stream 40 */
+    const double want[N] = {0.5, 1, 1, 0.5, 1, 1, 0.75, 0.4, 0.75};
+    ln_bench_stats st[N];
+    int ran[N];
+    for (int i = 0; i < N; i++) st[i] = (ln_bench_stats){.gbps = gbps[i], .rows_per_second = 1, .reps = 1}, ran[i] = 1;
+    ln_bench_results r = {.cases = c, .ncases = N, .stats = st, .ran = ran, .quiet = 1};
+    FILE *f = fopen(test_path("made-up.csv"), "w");
+    assert_non_null(f);
+    assert_int_equal(ln_bench_write_rows(f, &r), N);
+    fclose(f);
+    csv t;
+    parse_csv(slurp("made-up.csv"), &t);
+    assert_int_equal(t.nrows, N);
+    for (int i = 0; i < N; i++)
+        if (fabs(num(&t, i, "bw_fraction") - want[i]) > 1e-9)
+            fail_msg("row %d (%s): bw_fraction %s, want %g", i, c[i].label, t.cell[i][col(&t, "bw_fraction")], want[i]);
+}
+
 /* --benchmark_filter picks benchmarks by name; the probes run anyway. */
 static void test_filter_keeps_probes(void **state)
 {
@@ -205,8 +258,8 @@ static void test_filter_keeps_probes(void **state)
     assert_true(num(&t, r, "bw_fraction") > 0);
 }
 
-/* --threads 1,2: every case at each count, probes included; each kernel's bw_fraction is over
- * the probe of its own thread count. */
+/* --threads 1,2: every case at each count, probes included; each row's bw_fraction is over
+ * the faster probe of its own thread count. */
 static void test_threads_list(void **state)
 {
     (void)state;
@@ -219,16 +272,17 @@ static void test_threads_list(void **state)
     const char *labels[] = {"probe-copy", "probe-stream", "f32-twopass-scalar"};
     for (int threads = 1; threads <= 2; threads++)
         for (int l = 0; l < 3; l++) {
-            int found = -1, copy = -1;
+            int found = -1;
+            double limit = 0;
             for (int r = 0; r < t.nrows; r++) {
                 if ((int)num(&t, r, "threads") != threads) continue;
                 if (!strcmp(t.cell[r][col(&t, "kernel")], labels[l])) found = r;
-                if (!strcmp(t.cell[r][col(&t, "kernel")], "probe-copy")) copy = r;
+                if (!strncmp(t.cell[r][col(&t, "kernel")], "probe-", 6)) limit = fmax(limit, num(&t, r, "gbps"));
             }
             if (found < 0) fail_msg("no row for %s at %d threads", labels[l], threads);
             assert_true(num(&t, found, "gbps") > 0);
             assert_int_equal((int)num(&t, found, "bytes"), 65536);
-            assert_true(fabs(num(&t, found, "bw_fraction") / (num(&t, found, "gbps") / num(&t, copy, "gbps")) - 1) <
+            assert_true(fabs(num(&t, found, "bw_fraction") / (num(&t, found, "gbps") / limit) - 1) <
                         1e-3);
         }
     const char *json = slurp("threads.json");
@@ -293,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_filter_keeps_probes),
         cmocka_unit_test(test_threads_list),
         cmocka_unit_test(test_16bit_probes),
+        cmocka_unit_test(test_bw_fraction_is_over_the_limit),
         cmocka_unit_test(test_empty_selection_exit_2),
         cmocka_unit_test(test_bad_flags_exit_2),
     };

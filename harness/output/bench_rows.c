@@ -5,17 +5,23 @@
 #include "outfile.h"
 #include "tuning.h"
 
-/* Case i's rate over that of probe-copy at the same size and thread count (a 16-bit kernel's or
- * probe's: probe-copy-16), or NaN. */
+/* Case i's rate over the limit results/README.md defines: the faster of probe-copy and
+ * probe-stream (probe-copy-16 and probe-stream-16 for 16-bit storage) of this run at the same
+ * size and thread count; NaN without one. */
 static double bw_fraction(const ln_bench_results *r, size_t i)
 {
     const ln_bench_case *c = &r->cases[i];
-    ln_bench_what copy = ln_fmt(c->dtype)->size == 2 ? LN_BENCH_PROBE_COPY_16 : LN_BENCH_PROBE_COPY;
-    double fraction = NAN;
-    for (size_t q = 0; q < r->ncases; q++)
-        if (r->cases[q].what == copy && r->cases[q].size == c->size && r->cases[q].threads == c->threads && r->ran[q])
-            fraction = r->stats[i].gbps / r->stats[q].gbps;
-    return fraction;
+    int is16 = ln_fmt(c->dtype)->size == 2;
+    ln_bench_what copy = is16 ? LN_BENCH_PROBE_COPY_16 : LN_BENCH_PROBE_COPY,
+                  stream = is16 ? LN_BENCH_PROBE_STREAM_16 : LN_BENCH_PROBE_STREAM;
+    double limit = NAN;
+    for (size_t q = 0; q < r->ncases; q++) {
+        const ln_bench_case *p = &r->cases[q];
+        if ((p->what == copy || p->what == stream) && p->size == c->size && p->threads == c->threads && r->ran[q] &&
+            !(r->stats[q].gbps <= limit))
+            limit = r->stats[q].gbps;
+    }
+    return r->stats[i].gbps / limit;
 }
 
 size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)

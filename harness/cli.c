@@ -193,6 +193,14 @@ static const ln_kernel *op_kernel_at(size_t i)
     return NULL;
 }
 
+static char skip_note[256];
+
+void ln_print_skip_note(void)
+{
+    fputs(skip_note, stderr);
+    skip_note[0] = 0;
+}
+
 size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable)
 {
     size_t nitems, nall = op_kernel_count();
@@ -239,15 +247,17 @@ size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unav
         }
         ks[n++] = op_kernel_at(i);
     }
-    /* one short line, naming what is missing; LNBENCH_SKIP_NOTED (set by make for the runs after
-     * its first) leaves it out, so a make bench says it once */
+    /* one short line, naming what is missing, held until the arguments have all parsed
+     * (ln_print_skip_note); LNBENCH_SKIP_NOTED (set by make for the runs after its first)
+     * leaves it out, so a make bench says it once */
+    skip_note[0] = 0;
     if (skipped && !getenv("LNBENCH_SKIP_NOTED")) {
         char isa[128] = "";
         if (missing) ln_isa_names(missing, isa, sizeof isa);
-        fprintf(stderr, "lnbench: note: %zu kernel%s skipped: %s%s%s (lnbench list names them)\n", skipped,
-                skipped == 1 ? "" : "s",
-                missing ? (getenv("LNBENCH_ISA") ? "LNBENCH_ISA caps out " : "this CPU lacks ") : "",
-                missing ? isa : "a peer library is unusable here", "");
+        snprintf(skip_note, sizeof skip_note, "lnbench: note: %zu kernel%s skipped: %s%s (lnbench list names them)\n",
+                 skipped, skipped == 1 ? "" : "s",
+                 missing ? (getenv("LNBENCH_ISA") ? "LNBENCH_ISA caps out " : "this CPU lacks ") : "",
+                 missing ? isa : "a peer library is unusable here");
     }
     free(chosen);
     free(items);

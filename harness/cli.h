@@ -51,8 +51,10 @@ int ln_op_take_args(int argc, char **argv, int first);
 /* Kernels of op ln_cli_op matching a comma list of names or globs ("f32-*,f64-twopass-scalar"), in
  * kernels.inc order then the plugins' (plugin.h), each once. A name or glob matching no kernel
  * is a usage error (with the nearest kernel name when it looks misspelt); an empty selection too;
- * kernels not available on this CPU are left out with a note on stderr unless `keep_unavailable`.
+ * kernels not available on this CPU are left out unless `keep_unavailable`, with a note that
+ * ln_print_skip_note prints once the verb's arguments have all parsed (an argument error alone).
  * Returns the count; *out is malloc'ed. */
 size_t ln_select_kernels(const char *list, const ln_kernel ***out, int keep_unavailable);
+void ln_print_skip_note(void);
 
 #endif

@@ -218,11 +218,26 @@ static void test_bw_fraction_is_over_the_limit(void **state)
         {.what = LN_BENCH_PROBE_STREAM_16, .label = "probe-stream-16", .dtype = LN_F16, .size = M, .threads = 1},
         {.what = LN_BENCH_PROBE_STREAM, .label = "probe-stream", .dtype = LN_F32, .size = M, .threads = 2},
         {.what = LN_BENCH_PROBE_STREAM, .label = "probe-stream", .dtype = LN_F32, .size = M / 2, .threads = 1},
-        {.what = LN_BENCH_KERNEL, .label = "f32-twopass-scalar", .k = k32, .dtype = LN_F32, .size = M, .threads = 1,
+        {.what = LN_BENCH_KERNEL,
+         .label = "f32-twopass-scalar",
+         .k = k32,
+         .dtype = LN_F32,
+         .size = M,
+         .threads = 1,
          .dist = &normal},
-        {.what = LN_BENCH_KERNEL, .label = "f16-f32acc-twopass-scalar", .k = k16, .dtype = LN_F16, .size = M,
-         .threads = 1, .dist = &normal},
-        {.what = LN_BENCH_KERNEL, .label = "f32-twopass-scalar", .k = k32, .dtype = LN_F32, .size = M, .threads = 2,
+        {.what = LN_BENCH_KERNEL,
+         .label = "f16-f32acc-twopass-scalar",
+         .k = k16,
+         .dtype = LN_F16,
+         .size = M,
+         .threads = 1,
+         .dist = &normal},
+        {.what = LN_BENCH_KERNEL,
+         .label = "f32-twopass-scalar",
+         .k = k32,
+         .dtype = LN_F32,
+         .size = M,
+         .threads = 2,
          .dist = &normal},
     };
     enum { N = sizeof c / sizeof *c };
@@ -282,8 +297,7 @@ static void test_threads_list(void **state)
             if (found < 0) fail_msg("no row for %s at %d threads", labels[l], threads);
             assert_true(num(&t, found, "gbps") > 0);
             assert_int_equal((int)num(&t, found, "bytes"), 65536);
-            assert_true(fabs(num(&t, found, "bw_fraction") / (num(&t, found, "gbps") / limit) - 1) <
-                        1e-3);
+            assert_true(fabs(num(&t, found, "bw_fraction") / (num(&t, found, "gbps") / limit) - 1) < 1e-3);
         }
     const char *json = slurp("threads.json");
     assert_non_null(strstr(json, "f32-twopass-scalar/D:64/rows:256/threads:2/process_time/real_time"));

@@ -92,6 +92,26 @@ static void test_paper_cuts(void **state)
         0);
     assert_true(contains(test_path("err"), "kernel skipped: LNBENCH_ISA caps out avx512 (lnbench list names them)") ||
                 contains(test_path("err"), "kernels skipped: LNBENCH_ISA caps out avx512"));
+    /* an argument error is printed alone: the note comes only once the arguments parsed */
+    const char *verbs[] = {"accuracy --dist nosuch", "bench --D 0"};
+    for (int v = 0; v < 2; v++) {
+        assert_int_equal(sh("cd %s && LNBENCH_ISA=avx2 '%s' %s --kernels 'f32-twopass-*' --out y.csv >/dev/null 2>err",
+                            test_dir, lnbench, verbs[v]),
+                         2);
+        if (contains(test_path("err"), "skipped")) fail_msg("%s: the skip note came with the argument error", verbs[v]);
+    }
+    /* accuracy --rows takes a list as bench's: every --D with every --rows, bench's message */
+    assert_int_equal(sh("cd %s && '%s' accuracy --kernels f32-twopass-scalar --dist normal --D 8,16 --rows 1,3 "
+                        "--quiet --out rows.csv >/dev/null 2>err",
+                        test_dir, lnbench),
+                     0);
+    assert_int_equal(sh("cd %s && [ \"$(cut -d, -f4,5 rows.csv | tail -n +2 | sort | tr '\\n' ' ')\" = "
+                        "'16,1 16,3 8,1 8,3 ' ]",
+                        test_dir),
+                     0);
+    assert_int_equal(sh("cd %s && '%s' accuracy --rows 2,x --out r2.csv >/dev/null 2>err", test_dir, lnbench), 2);
+    assert_int_equal(sh("cd %s && '%s' bench --rows 2,x --out r3.csv >/dev/null 2>err2", test_dir, lnbench), 2);
+    assert_int_equal(sh("cd %s && cmp -s err err2", test_dir), 0);
     assert_int_equal(sh("cd %s && '%s' hunt --kernels f32-twopass-scalar --D 8,12 --seconds 0.2 --starts 1 --out h "
                         ">/dev/null 2>err",
                         test_dir, lnbench),

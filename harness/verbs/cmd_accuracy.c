@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "accuracy.h"
+#include "bench_plan.h"
 #include "cli.h"
 #include "keep.h"
 #include "meta.h"
@@ -34,7 +35,7 @@ static const char accuracy_help[] =
     "                  exact, file:PATH (a 2-D float32/float64 .npy whose shape fixes rows x D; --D\n"
     "                  and --rows cannot be given with it)\n"
     "  --D LIST        row lengths, comma-separated                (default: 768,4096)\n"
-    "  --rows N        rows per case                               (default: 16)\n"
+    "  --rows LIST     rows per case, comma-separated              (default: 16)\n"
     "  --eps LIST      epsilons added to the variance              (default: 1e-5)\n"
     "  --seed N        seed of every distribution and of gamma/beta (default: 1)\n"
     "  --no-affine     gamma = 1, beta = 0 (kernels get NULL)      (default: gamma, beta drawn)\n"
@@ -159,8 +160,8 @@ typedef struct {
     size_t nk;
     char **dist_items, **D_items, **eps_items;
     ln_dist *dists;
-    size_t ndist, nD, neps, rows;
-    size_t *Ds;
+    size_t ndist, nD, neps, nrows;
+    size_t *Ds, *rows; /* every --D with every --rows */
     double *epss;
     uint64_t seed;
     int affine, quiet, check;
@@ -316,7 +317,7 @@ static void parse_lists(run_options *o)
     o->Ds = malloc(o->nD * sizeof *o->Ds);
     if (!o->Ds) ln_die("out of memory");
     for (size_t i = 0; i < o->nD; i++) o->Ds[i] = (size_t)ln_parse_int(o->D_items[i], "--D", 1, 1LL << 40);
-    o->rows = o->rows_arg ? (size_t)ln_parse_int(o->rows_arg, "--rows", 1, 1LL << 40) : 16;
+    o->rows = ln_parse_counts(o->rows_arg ? o->rows_arg : "16", "--rows", 1LL << 40, &o->nrows);
     o->eps_items = ln_split_list(o->eps_arg, "--eps", &o->neps);
     o->epss = malloc(o->neps * sizeof *o->epss);
     if (!o->epss) ln_die("out of memory");
@@ -334,15 +335,18 @@ static void parse_lists(run_options *o)
     if (o->saved_kernel_name) find_saved_kernel(o);
 }
 
-/* A dist's shapes: the file's, or every --D with --rows. */
-static size_t shapes_of(const run_options *o, const ln_dist *d) { return d->kind == LN_DIST_FILE ? 1 : o->nD; }
+/* A dist's shapes: the file's, or every --D with every --rows (D outer). */
+static size_t shapes_of(const run_options *o, const ln_dist *d)
+{
+    return d->kind == LN_DIST_FILE ? 1 : o->nD * o->nrows;
+}
 static size_t D_of(const run_options *o, const ln_dist *d, size_t s)
 {
-    return d->kind == LN_DIST_FILE ? d->file_D : o->Ds[s];
+    return d->kind == LN_DIST_FILE ? d->file_D : o->Ds[s / o->nrows];
 }
-static size_t rows_of(const run_options *o, const ln_dist *d)
+static size_t rows_of(const run_options *o, const ln_dist *d, size_t s)
 {
-    return d->kind == LN_DIST_FILE ? d->file_rows : o->rows;
+    return d->kind == LN_DIST_FILE ? d->file_rows : o->rows[s % o->nrows];
 }
 
 /* Every case's shape against the gamma/beta files and the machine's memory; counts the rows
@@ -359,7 +363,7 @@ static void check_shapes(run_options *o)
                 ln_die_usage("--gamma: file '%s' holds %zu values; D is %zu", o->gamma_path, o->gamma_file.cols, D);
             if (o->beta_path && o->beta_file.cols != D)
                 ln_die_usage("--beta: file '%s' holds %zu values; D is %zu", o->beta_path, o->beta_file.cols, D);
-            check_memory(rows_of(o, &o->dists[j]), D, widest);
+            check_memory(rows_of(o, &o->dists[j], s), D, widest);
         }
     }
     /* the cases in run order (dtype, dist, shape, eps), as run_all numbers them */
@@ -377,6 +381,7 @@ static void free_options(run_options *o)
     free(o->epss);
     free(o->eps_items);
     free(o->Ds);
+    free(o->rows);
     free(o->D_items);
     for (size_t j = 0; j < o->ndist; j++) ln_dist_free(&o->dists[j]);
     free(o->dists);
@@ -561,7 +566,7 @@ static void run_all(const run_options *o, run_state *st)
                                   .seed = o->seed,
                                   .affine = o->affine,
                                   .D = D_of(o, d, s),
-                                  .rows = rows_of(o, d),
+                                  .rows = rows_of(o, d, s),
                                   .gamma_src = o->gamma_file.data,
                                   .beta_src = o->beta_file.data,
                                   .op = ln_cli_op,
@@ -604,7 +609,8 @@ int cmd_accuracy(int argc, char **argv)
     parse_flags(argc, argv, &o);
     parse_lists(&o);
     check_shapes(&o);
-    if (o.dump_dir) { /* creates the folder and proves it writable */
+    ln_print_skip_note(); /* the arguments are good: now the kernels left out */
+    if (o.dump_dir) {     /* creates the folder and proves it writable */
         char probe[4200];
         ln_outfile pf;
         snprintf(probe, sizeof probe, "%s/.probe", o.dump_dir);

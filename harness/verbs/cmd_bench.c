@@ -279,6 +279,7 @@ int cmd_bench(int argc, char **argv)
     ln_bench_case *cases = ln_bench_plan(&g, &ncases);
     int *tuned_params = NULL;
     const char *tuning = tuning_path ? apply_tuning(tuning_path, cases, ncases, &tuned_params, ro.quiet) : "";
+    ln_print_skip_note(); /* the arguments are good: now the kernels left out */
 
     /* The output files first (an unwritable path stops the run before any work); Google
      * Benchmark writes its JSON into the temporary file, and the rename makes it whole. */

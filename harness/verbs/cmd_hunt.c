@@ -167,6 +167,7 @@ int cmd_hunt(int argc, char **argv)
     const ln_kernel **ks;
     size_t nk = ln_select_kernels(kernels, &ks, 0);
     if (nk == 0) ln_die_usage("--kernel: none of the selected kernels runs on this CPU");
+    ln_print_skip_note();
     char csv_default[4200], meta_path[4300];
     if (!csv_path) {
         snprintf(csv_default, sizeof csv_default, "%s/hunt.csv", out_dir);

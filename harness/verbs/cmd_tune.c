@@ -268,6 +268,7 @@ int cmd_tune(int argc, char **argv)
             fprintf(stderr, "lnbench tune: %s has no tunables: nothing to tune there\n", sel[i]->name);
     }
     free(sel);
+    ln_print_skip_note();
     char *out_default = NULL;
     if (!p.out) {
         if (!(out_default = malloc(strlen(here.machine_id) + 32))) ln_die("out of memory");

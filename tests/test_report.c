@@ -91,6 +91,36 @@ static char *report_of_changed_fixtures(const char *sub, const char *then)
     return report_of_prepared(sub, prepare);
 }
 
+/* A results file timed under an emulator: the report says so at the top (REPORT.md and
+ * report.html, before the first answer) and the summary on its first line; a native run does
+ * not. */
+static void test_emulated_run_is_said_first(void **state)
+{
+    (void)state;
+    char *md = report_of_changed_fixtures(
+        "emu", "sed -i 's/\"isa_cap\": \"native\",/\"isa_cap\": \"native\", \"emulator\": \"qemu-user\",/' "
+               "%1$s/bench.csv.meta.json");
+    assert_non_null(md);
+    const char *warn = strstr(md, "Timed under an emulator (qemu-user): bench.csv."), *answer = strstr(md, "\n## ");
+    if (!warn || !answer || warn > answer) fail_msg("no emulator warning before the first section:\n%.1500s", md);
+    assert_non_null(strstr(warn, "mean nothing"));
+    assert_non_null(strstr(warn, "the accuracy results stand"));
+    char p[512];
+    snprintf(p, sizeof p, "%s/emu/report.html", test_dir);
+    char *html = slurp(p);
+    assert_non_null(html);
+    const char *hw = strstr(html, "Timed under an emulator (qemu-user)"), *h2 = strstr(html, "<h2");
+    if (!hw || !h2 || hw > h2) fail_msg("report.html: no emulator warning before the first section");
+    assert_int_equal(sh("'%s' summary %s/emu | head -1 | grep -q 'timed under an emulator (qemu-user): bench.csv'",
+                        lnbench, test_dir),
+                     0);
+    md = report_of_changed_fixtures("native", "sed -i 's/\"isa_cap\": \"native\",/\"isa_cap\": \"native\", "
+                                              "\"emulator\": \"none\",/' %1$s/bench.csv.meta.json");
+    assert_non_null(md);
+    assert_null(strstr(md, "emulator"));
+    assert_int_equal(sh("'%s' summary %s/native | grep -q emulator", lnbench, test_dir), 1);
+}
+
 static void test_report_opens_with_verdicts(void **state)
 {
     (void)state;
@@ -470,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_mann_whitney),
         cmocka_unit_test(test_table_reader),
         cmocka_unit_test(test_report_opens_with_verdicts),
+        cmocka_unit_test(test_emulated_run_is_said_first),
         cmocka_unit_test(test_same_counts_share_a_row),
         cmocka_unit_test(test_first_screen_names_verdicts),
         cmocka_unit_test(test_op_runs_rerun),

@@ -1377,6 +1377,13 @@ int ln_report_write(const char *dir)
     ln_doc d;
     ln_doc_begin(&d, md.f, html.f, "lnbench report");
     machine_line(&R, &d);
+    char emulated[2048], emulator[64];
+    if (ln_run_emulated(dir, emulated, sizeof emulated, emulator, sizeof emulator))
+        ln_doc_warn(&d,
+                    "Timed under an emulator (%s): %s. Its timings measure the emulator, not this CPU, and mean "
+                    "nothing (every GB/s, limit, ranking by speed and figure of rates below); the accuracy results "
+                    "stand.",
+                    emulator, emulated);
     const char *ops[LN_MAX_OPS];
     size_t nops = 0;
     ln_collect_ops(&R.bench, ops, &nops);

@@ -189,6 +189,32 @@ double ln_run_limit(const char *dir, const ln_table *fallback, const char *op, c
     return NAN;
 }
 
+size_t ln_run_emulated(const char *dir, char *files, size_t n, char *emulator, size_t en)
+{
+    static const char *const kinds[] = {"bench.csv", "accuracy.csv", "conditioning.csv", "eps.csv"};
+    size_t count = 0, dirlen = strlen(dir);
+    if (n) files[0] = 0;
+    for (size_t k = 0; k < 4; k++) {
+        char *paths[64];
+        size_t np = ln_results_files(dir, kinds[k], paths, 64);
+        for (size_t i = 0; i < np; i++) {
+            char meta[1200], emu[64] = "";
+            snprintf(meta, sizeof meta, "%s.meta.json", paths[i]);
+            ln_meta_value(meta, "emulator", emu, sizeof emu);
+            if (*emu && strcmp(emu, "none")) {
+                const char *name = !strncmp(paths[i], dir, dirlen) && paths[i][dirlen] == '/' ? paths[i] + dirlen + 1
+                                                                                                : paths[i];
+                size_t len = strlen(files);
+                if (len < n) snprintf(files + len, n - len, "%s%s", count ? ", " : "", name);
+                if (en) snprintf(emulator, en, "%s", emu);
+                count++;
+            }
+            free(paths[i]);
+        }
+    }
+    return count;
+}
+
 const char *ln_size_label(double bytes, char *buf, size_t n)
 {
     if (bytes >= 1073741824.0 && fmod(bytes, 1073741824.0) == 0) snprintf(buf, n, "%.0fG", bytes / 1073741824.0);

@@ -48,6 +48,10 @@ double ln_limit_at(const ln_table *bench, const char *regime, int threads, const
  * *bytes (each may be NULL) name the probe and its size; NAN when no probe matches. */
 double ln_run_limit(const char *dir, const ln_table *fallback, const char *op, const char *regime, int threads,
                     const char *dtype, const char **probe, double *bytes);
+/* The results files of folder dir (bench, accuracy, conditioning, eps and the op runs') whose
+ * metadata says they ran under an emulator: their names, comma-separated, into files; returns
+ * how many. Timings of those mean nothing; their accuracy stands. */
+size_t ln_run_emulated(const char *dir, char *files, size_t n, char *emulator, size_t en);
 /* "64M", "1M", "256K": a size in bytes as lnbench bench's --bytes takes it. */
 const char *ln_size_label(double bytes, char *buf, size_t n);
 

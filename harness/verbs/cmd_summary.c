@@ -205,6 +205,10 @@ int cmd_summary(int argc, char **argv)
     ln_collect_ops(&bench, ops, &nops);
     ln_collect_ops(&acc, ops, &nops);
 
+    char emulated[2048], emulator[64];
+    if (!(bench_path || acc_path) && ln_run_emulated(dir, emulated, sizeof emulated, emulator, sizeof emulator))
+        printf("warning: timed under an emulator (%s): %s; its timings mean nothing, the accuracy stands\n",
+               emulator, emulated);
     if (have_bench) {
         probe_lines(&bench, threads[0]);
     }

@@ -121,7 +121,7 @@ static void test_values_keep_bits(void **state)
             int *p = malloc(k->n_tunables * sizeof *p);
             for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
                 bufs b = {.rows = shapes[s][1], .D = shapes[s][0], .size = ln_fmt(k->dtype)->size};
-                const size_t bytes = b.rows * b.D * b.size + 64;
+                const size_t bytes = (b.rows * b.D * b.size + 127) / 64 * 64; /* aligned_alloc: a multiple of 64 */
                 b.x = aligned_alloc(64, bytes), b.g = malloc(b.D * b.size), b.b = malloc(b.D * b.size);
                 char *y0 = aligned_alloc(64, bytes), *y1 = aligned_alloc(64, bytes);
                 double *m0 = malloc(2 * b.rows * sizeof(double)), *r0 = m0 + b.rows;

@@ -21,12 +21,7 @@
 #elif LN_ARM64
 #include <arm_neon.h>
 #endif
-#include "x86/half-blocks.h"
-#if LN_ARM64
-/* kernels/arm/half-blocks-neon.c */
-void ln_half_block_store_neon(ln_dtype t, const float *in, uint16_t *out);
-void ln_half_block_load_neon(ln_dtype t, const uint16_t *in, float *out);
-#endif
+#include "simd/half-blocks.h"
 
 typedef struct {
     ln_dtype t;

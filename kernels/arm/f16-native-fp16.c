@@ -93,14 +93,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_mean(c + 1, kappa, u, u) + ln_bound_var(r, u) + ln_bound_epilogue(u, u);
 }
 
-const ln_kernel ln_f16_native_fp16 = {
-    .name = "f16-native-fp16",
-    .dtype = LN_F16,
-    .isa = LN_ISA_NEON | LN_ISA_FP16,
-    .forward = forward,
-    .how = "all arithmetic in f16 (FEAT_FP16): 8-lane f16 sums (2 accumulators) for mean and squared "
-           "deviations, eps rounded to f16 (1e-12 -> 0), f16 epilogue; bound ~(n/8)(kappa+1) u16, Inf on overflow",
-    .bound = bound,
-    .domain = ln_domain_f16_sums,
-    .agrees_nonfinite = 0,
-};
+LN_KERNEL_DEFINE(ln_f16_native_fp16, "f16-native-fp16", LN_F16, LN_ISA_NEON | LN_ISA_FP16, LN_OP_LAYERNORM, forward,
+                 bound, ln_domain_f16_sums, 0, LN_NO_TUNABLES,
+                 "all arithmetic in f16 (FEAT_FP16): 8-lane f16 sums (2 accumulators) for mean and squared "
+                 "deviations, eps rounded to f16 (1e-12 -> 0), f16 epilogue; bound ~(n/8)(kappa+1) u16, Inf on overflow"
+                 "; bound(768, 1) = 1.15e+03, bound(4096, 1e3) = inf");

@@ -1,5 +1,5 @@
 /* The NEON 16-bit block layer: the hooks of kernels/x86/half-vec.h (see there) for 4-lane fp32
- * vectors, so the fp32-accumulating 16-bit templates (half-twopass.h, half-shifted.h) compile
+ * vectors, so the 16-bit templates (kernels/simd/half-twopass.h, half-shifted.h, copy.h) compile
  * for AArch64 unchanged. A block is HB = 8 16-bit elements, one 128-bit register: f16 widened
  * by FCVTL (elements 0..3 and 4..7) and rounded by FCVTN (nearest even, the FPCR default),
  * bf16 widened by a shift and a mask (the even and the odd elements) and rounded with
@@ -7,8 +7,6 @@
  * through a zeroed buffer: no access past the n words asked for. */
 #ifndef LN_ARM_HALF_VEC_H
 #define LN_ARM_HALF_VEC_H
-/* The templates' #include "half-vec.h" resolves to kernels/x86/half-vec.h: stood in for here. */
-#define LN_X86_HALF_VEC_H 1
 
 #include "half.h"
 #include "vec.h"
@@ -87,8 +85,6 @@ LN_INLINE vf_pair half_block_keep(ln_dtype t, vf_pair v, size_t n)
     return (vf_pair){vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v.a), vcltq_u32(ea, vn))),
                      vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v.b), vcltq_u32(eb, vn)))};
 }
-
-#define LN_HALF_KERNEL LN_VEC_KERNEL
 
 #include "half-vec-tail.h"
 

@@ -1,5 +1,5 @@
 /* Vector-length-agnostic SVE row passes, for f32 and for f16/bf16 storage widened to fp32: the
- * one header of the *-sve.c kernels. The fixed-width templates (in kernels/x86/) cannot take SVE:
+ * one header of the *-sve.c kernels. The fixed-width templates (kernels/simd/) cannot take SVE:
  * its vectors are sizeless (no arrays of them, no struct members) and VF_W would be a run-time
  * value, so the simpler algorithms are written again here, once for the three storage formats,
  * with the same grouping as their fixed-width siblings: four vector accumulators (each lane a
@@ -29,10 +29,10 @@
 /* Outputs of at least this many bytes go out with non-temporal stores (as LN_STREAM_MIN_BYTES). */
 #define SVE_STREAM_MIN_BYTES ((size_t)32 << 20)
 
-/* The floats in an SVE vector on this CPU, for the error bounds: more lanes, fewer terms per
- * lane. Where SVE is absent (the kernel never runs) 4, the shortest SVE vector, whose bound is
- * the loosest. */
-static inline double sve_lanes(void) { return (ln_cpu_features_hw() & LN_ISA_SVE) ? (double)svcntw() : 4.0; }
+/* The floats per SVE vector the error bounds assume: 4, the shortest vector. More lanes mean
+ * fewer terms per lane, so that bound (the loosest) holds at every vector length, and a kernel's
+ * stated bound (.how, tests/test_claims.c) is one figure wherever it runs. */
+static inline double sve_lanes(void) { return 4.0; }
 
 /* Elements of t at p under pg, in fp32 (inactive lanes 0). */
 SVE_INLINE svfloat32_t sve_load(ln_dtype t, svbool_t pg, const void *p)
@@ -147,16 +147,9 @@ static inline void sve_twopass(const ln_args *a, ln_dtype t)
  * vectors go to the first accumulator), then two levels of vector additions. */
 static inline double sve_lane_terms(size_t n) { return ceil((double)n / (4.0 * sve_lanes())) + 5.0; }
 
-/* The ln_kernel of an SVE file (compiled for SVE with FEAT_FP16, which the sve line of isa.def
- * implies): the file defines forward(), bound(), HOW, DOMAIN and AGREES_NONFINITE. */
-#define LN_SVE_KERNEL(id, kname, type)                                   \
-    const ln_kernel id = {.name = kname,                                 \
-                          .dtype = type,                                 \
-                          .isa = LN_ISA_NEON | LN_ISA_FP16 | LN_ISA_SVE, \
-                          .forward = forward,                            \
-                          .how = HOW,                                    \
-                          .bound = bound,                                \
-                          .domain = DOMAIN,                              \
-                          .agrees_nonfinite = AGREES_NONFINITE}
+/* The isa bits of an SVE file (compiled for SVE with FEAT_FP16, which the sve line of isa.def
+ * implies), for its LN_KERNEL_DEFINE: SVE vectors have no fixed width for the templates'
+ * LN_SIMD_KERNEL, so these files name their kernels in full. */
+#define LN_SVE_ISA (LN_ISA_NEON | LN_ISA_FP16 | LN_ISA_SVE)
 
 #endif

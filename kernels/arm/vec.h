@@ -1,13 +1,11 @@
-/* The NEON vector layer: the same API as kernels/x86/vec.h (4 floats / 2 doubles a vector), so
- * the fixed-width algorithm templates compile for AArch64 unchanged. NEON has no masked loads
+/* The NEON vector layer: the API of kernels/x86/vec.h (4 floats / 2 doubles a vector; the list:
+ * docs/adding-an-isa.md), so the fixed-width algorithm templates (kernels/simd/) compile for
+ * AArch64 unchanged. NEON has no masked loads
  * or stores: "part" loads and stores go through a zeroed 16-byte buffer, so they never touch
  * memory past the n < width elements asked for. vf_stream / vd_stream are STNP (a non-temporal
  * pair store: the write-around hint; any alignment). */
 #ifndef LN_ARM_VEC_H
 #define LN_ARM_VEC_H
-/* The templates' #include "vec.h" resolves next to them, to kernels/x86/vec.h: this layer
- * stands in for it, so that header's guard is set here. */
-#define LN_X86_VEC_H 1
 
 #include <arm_neon.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 
 #define LN_VEC_ISA LN_ISA_NEON
 #define LN_VEC_NAME "neon"
+#define VEC_REGS 32 /* V0-V31 */
 #define VF_W 4
 #define VD_W 2
 typedef float32x4_t vf;
@@ -118,17 +117,13 @@ LN_INLINE void vd_stream_f32(float *p, vd v)
 /* the two lanes added: one rounding */
 LN_INLINE double vd_sum(vd v) { return vaddvq_f64(v); }
 
-/* The x86 names the templates use for cache hints, on AArch64: PRFM into L2 (PLDL2KEEP), and
- * the store barrier that orders the STNP stores before the caller reads y. */
-#ifndef _MM_HINT_T1
-#define _MM_HINT_T1 2
-LN_INLINE void _mm_prefetch(const char *p, int hint)
-{
-    (void)hint;
-    __builtin_prefetch(p, 0, 2);
-}
-LN_INLINE void _mm_sfence(void) { __asm__ volatile("dmb ishst" ::: "memory"); }
-#endif
+/* The line at p into L2 (PRFM PLDL2KEEP, GCC's and clang's locality 2: the rows ahead, as on
+ * x86). */
+LN_INLINE void vec_prefetch_l2(const void *p) { __builtin_prefetch(p, 0, 2); }
+
+/* Orders the STNP stores before whatever the caller does next (a store barrier: the caller or
+ * another thread may read y). */
+LN_INLINE void vec_stream_fence(void) { __asm__ volatile("dmb ishst" ::: "memory"); }
 
 #include "vec-tail.h"
 

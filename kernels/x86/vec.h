@@ -10,22 +10,8 @@
 #define LN_X86_VEC_H
 
 #include <immintrin.h>
-#include <stddef.h>
-#include <stdint.h>
 
-#include "kernel.h"
-
-#define LN_INLINE static inline __attribute__((always_inline))
-
-/* CALL(G, B) with G = (g != NULL) and B = (b != NULL) as compile-time constants: an
- * always-inlined body then compiles to four variants with no gamma/beta branch inside. */
-#define LN_SPECIALIZE_GB(g, b, CALL) \
-    do {                             \
-        if ((g) && (b)) CALL(1, 1);  \
-        else if (g) CALL(1, 0);      \
-        else if (b) CALL(0, 1);      \
-        else CALL(0, 0);             \
-    } while (0)
+#include "vec-common.h"
 
 #if defined(__AVX512F__)
 
@@ -183,9 +169,6 @@ LN_INLINE double vd_sum(vd v)
 #error "kernels/x86/vec.h needs -mavx2 -mfma or -mavx512f (the flags of its ISA line in kernels/isa.def)"
 #endif
 
-/* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */
-LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v))); }
-
 /* The line at p into L2 (not L1: the rows ahead, which the loop reaches only after the current
  * row's work; docs/simd.md). */
 LN_INLINE void vec_prefetch_l2(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T1); }
@@ -194,12 +177,6 @@ LN_INLINE void vec_prefetch_l2(const void *p) { _mm_prefetch((const char *)p, _M
  * next: every kernel that streamed calls it once before returning. */
 LN_INLINE void vec_stream_fence(void) { _mm_sfence(); }
 
-/* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
- * written with ordinary stores before the non-temporal ones. */
-LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)
-{
-    size_t v = VF_W * sizeof(float), lead = (v - (uintptr_t)y % v) % v / size;
-    return lead < n ? lead : n;
-}
+#include "vec-tail.h"
 
 #endif

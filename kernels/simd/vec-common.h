@@ -1,9 +1,10 @@
-/* What every vector layer opens with (kernels/arm/vec.h; the same definitions open
- * kernels/x86/vec.h); kernels/vec-tail.h closes it. */
-#ifndef LN_VEC_COMMON_H
-#define LN_VEC_COMMON_H
+/* What every fixed-width vector layer (kernels/<arch>/vec.h) opens with: the inlining the
+ * templates rely on and the gamma/beta specialisation; kernels/simd/vec-tail.h closes it. */
+#ifndef LN_SIMD_VEC_COMMON_H
+#define LN_SIMD_VEC_COMMON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernel.h"
 

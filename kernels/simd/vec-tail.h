@@ -1,0 +1,17 @@
+/* The architecture-neutral close of a fixed-width vector layer (kernels/<arch>/vec.h), written
+ * once over what the layer has defined: vf, vd, VF_W, vd_sum, vd_add and vd_from_lo/hi. */
+#ifndef LN_SIMD_VEC_TAIL_H
+#define LN_SIMD_VEC_TAIL_H
+
+/* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */
+LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v))); }
+
+/* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
+ * written with ordinary stores before the non-temporal ones. */
+LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)
+{
+    size_t v = VF_W * sizeof(float), lead = (v - (uintptr_t)y % v) % v / size;
+    return lead < n ? lead : n;
+}
+
+#endif

@@ -194,8 +194,19 @@ PLUGIN_HOSTILE := $(patsubst %,$(BUILD)/tests/plugin-hostile-%.so,gamma scratch 
 # A cross build's tests run under $(EMULATE): the whole list at the first SVE vector length, the
 # kernel tests again at each further one, with LNBENCH a script that runs the aarch64 lnbench
 # the same way.
-test: $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(PLUGIN_HOSTILE) \
-      $(BUILD)/tests/plugin-tune.so $(if $(EMULATE),$(BUILD)/lnbench-emu)
+# make test and make bench build with one compile per core (a fresh machine spends a third of make
+# bench compiling), then run their timed and tested steps in series: -j is given to the build's
+# sub-make only, never to the recipes that time kernels.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_NEEDS = $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(PLUGIN_HOSTILE) \
+             $(BUILD)/tests/plugin-tune.so $(if $(EMULATE),$(BUILD)/lnbench-emu)
+.PHONY: build-test build-bench
+build-test:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_NEEDS)
+build-bench:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(BUILD)/lnbench lnbench
+
+test: build-test
 	@LNBENCH=$(BUILD)/lnbench$(if $(EMULATE),-emu) LNBENCH_PLUGIN_DIR=$(BUILD) \
 	    $(if $(EMULATE),LNBENCH_RUN=$(EMULATE) LNBENCH_VLS='$(TEST_SVE_VL)' LNBENCH_VL_TESTS='$(TEST_VL_DEPENDENT)') tests/run.sh $(TEST_BIN)
 
@@ -260,7 +271,7 @@ BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --
 TUNING ?= $(RESULTS)/tuning/$(shell $(BUILD)/lnbench tune --machine-id 2>/dev/null || echo unknown).json
 TUNING_ARGS = $(if $(filter-out none,$(TUNING)),$(if $(wildcard $(TUNING)),--tuning $(TUNING)))
 .PHONY: bench bench-ops compare history
-bench: $(BUILD)/lnbench lnbench
+bench: build-bench
 	@mkdir -p $(BUILD) && date +%s > $(BUILD)/.bench-start
 	@rm -f $(RESULTS)/ops/accuracy-*.csv* $(RESULTS)/ops/bench-*.csv* $(RESULTS)/ops/bench-*.json
 	@echo "make bench: $(if $(TUNING_ARGS),tunables from $(TUNING) (make tune wrote it),no tuning file ($(TUNING)): every kernel at its built-in defaults (make tune writes one))"

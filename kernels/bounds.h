@@ -186,6 +186,21 @@ static inline double ln_bound_shifted(size_t n, double kappa, size_t lanes, doub
            ln_bound_epilogue(ua, us);
 }
 
+/* All arithmetic in f16 (u = 2^-11, the f16-native kernels) over `lanes` lanes in two
+ * accumulators: <= n/lanes + 7 additions per lane (the tail and the tree included) and the
+ * division give a mean error c u (|mean| + sigma); S has the two-pass relative error
+ * c u + (c u kappa)^2, plus the f16 rounding of n (n > 2048), the sqrt and the division; the
+ * epilogue is four f16 roundings. No overflow is assumed: sums beyond 65504 give Inf and no
+ * bound holds (the kernels' domain keeps f16 sums in range); nor underflow: squares below 2^-24
+ * lose their bits (tiny rows, eps = 0: 456 u, test_edge). */
+static inline double ln_bound_f16_native(size_t n, double kappa, size_t lanes)
+{
+    const double u = 0x1p-11;
+    double c = (double)n / (double)lanes + 7;
+    double r = (c + 4) * u + (c * u * kappa) * (c * u * kappa);
+    return ln_bound_mean(c + 1, kappa, u, u) + ln_bound_var(r, u) + ln_bound_epilogue(u, u);
+}
+
 /* ---- Any gamma and beta ----
  * Every term above is an error in xhat carried to y by gamma (absolute: gain
  * max|gamma| / max|y|; relative: gain max|gamma xhat| / max|y|) or a rounding of y itself

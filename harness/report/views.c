@@ -202,8 +202,8 @@ size_t ln_run_emulated(const char *dir, char *files, size_t n, char *emulator, s
             snprintf(meta, sizeof meta, "%s.meta.json", paths[i]);
             ln_meta_value(meta, "emulator", emu, sizeof emu);
             if (*emu && strcmp(emu, "none")) {
-                const char *name = !strncmp(paths[i], dir, dirlen) && paths[i][dirlen] == '/' ? paths[i] + dirlen + 1
-                                                                                                : paths[i];
+                const char *name =
+                    !strncmp(paths[i], dir, dirlen) && paths[i][dirlen] == '/' ? paths[i] + dirlen + 1 : paths[i];
                 size_t len = strlen(files);
                 if (len < n) snprintf(files + len, n - len, "%s%s", count ? ", " : "", name);
                 if (en) snprintf(emulator, en, "%s", emu);

@@ -207,8 +207,8 @@ int cmd_summary(int argc, char **argv)
 
     char emulated[2048], emulator[64];
     if (!(bench_path || acc_path) && ln_run_emulated(dir, emulated, sizeof emulated, emulator, sizeof emulator))
-        printf("warning: timed under an emulator (%s): %s; its timings mean nothing, the accuracy stands\n",
-               emulator, emulated);
+        printf("warning: timed under an emulator (%s): %s; its timings mean nothing, the accuracy stands\n", emulator,
+               emulated);
     if (have_bench) {
         probe_lines(&bench, threads[0]);
     }

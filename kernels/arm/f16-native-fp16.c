@@ -82,16 +82,8 @@ static void forward(const ln_args *a)
     }
 }
 
-/* f16-native-avx512fp16's bound with one vector's 8 lanes in place of its 32: <= n/8 + 7
- * additions per lane (two accumulators, the tail, the tree) in u = 2^-11. No overflow or
- * underflow is assumed (the domain: f16 sums in range). */
-static double bound(size_t n, double kappa)
-{
-    const double u = 0x1p-11;
-    double c = n / 8.0 + 7;
-    double r = (c + 4) * u + (c * u * kappa) * (c * u * kappa);
-    return ln_bound_mean(c + 1, kappa, u, u) + ln_bound_var(r, u) + ln_bound_epilogue(u, u);
-}
+/* f16-native-avx512fp16's bound with one vector's 8 lanes in place of its 32 (bounds.h). */
+static double bound(size_t n, double kappa) { return ln_bound_f16_native(n, kappa, 8); }
 
 LN_KERNEL_DEFINE(ln_f16_native_fp16, "f16-native-fp16", LN_F16, LN_ISA_NEON | LN_ISA_FP16, LN_OP_LAYERNORM, forward,
                  bound, ln_domain_f16_sums, 0, LN_NO_TUNABLES,

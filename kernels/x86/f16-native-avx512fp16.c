@@ -63,18 +63,8 @@ static void forward(const ln_args *a)
     }
 }
 
-/* Everything in u = 2^-11: <= n/32 + 7 additions per lane and the division give a mean error
- * c u (|mean| + sigma); S has the two-pass relative error c u + (c u kappa)^2, plus the f16
- * rounding of n (n > 2048), the sqrt and the division; the epilogue is four f16 roundings. No
- * overflow is assumed: sums beyond 65504 give Inf and the bound does not hold (nor does any);
- * nor underflow: squares below 2^-24 lose their bits (tiny rows, eps = 0: 456 u, test_edge). */
-static double bound(size_t n, double kappa)
-{
-    const double u = 0x1p-11;
-    double c = n / 32.0 + 7;
-    double r = (c + 4) * u + (c * u * kappa) * (c * u * kappa);
-    return ln_bound_mean(c + 1, kappa, u, u) + ln_bound_var(r, u) + ln_bound_epilogue(u, u);
-}
+/* The 32 lanes of one __m512h: ln_bound_f16_native (bounds.h). */
+static double bound(size_t n, double kappa) { return ln_bound_f16_native(n, kappa, 32); }
 
 LN_KERNEL_DEFINE(ln_f16_native_avx512fp16, "f16-native-avx512fp16", LN_F16, LN_ISA_AVX512 | LN_ISA_AVX512FP16,
                  LN_OP_LAYERNORM, forward, bound, ln_domain_f16_sums, 0, LN_NO_TUNABLES,

@@ -194,7 +194,7 @@ PLUGIN_HOSTILE := $(patsubst %,$(BUILD)/tests/plugin-hostile-%.so,gamma scratch 
 # A cross build's tests run under $(EMULATE): the whole list at the first SVE vector length, the
 # kernel tests again at each further one, with LNBENCH a script that runs the aarch64 lnbench
 # the same way.
-# make test and make bench build with one compile per core (a fresh machine spends a third of make
+# make test, make bench and make fuzz build with one compile per core (a fresh machine spends a third of make
 # bench compiling), then run their timed and tested steps in series: -j is given to the build's
 # sub-make only, never to the recipes that time kernels.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
@@ -351,7 +351,7 @@ FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
 SECONDS ?= 60
 fuzz:
 	@LNBENCH_FUZZ_DEPS=1 scripts/install-deps.sh
-	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_TARGETS:%=build-fuzz/fuzz/%)
+	@$(MAKE) --no-print-directory -j$(JOBS) FUZZ=1 $(FUZZ_TARGETS:%=build-fuzz/fuzz/%)
 	@for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \
 	    echo "fuzz: $$t for $(SECONDS) s"; \

@@ -74,34 +74,42 @@ SVE_INLINE double sve_sum(svfloat32_t v)
     return svaddv_f64(all, svadd_f64_x(all, e, o));
 }
 
-/* sum of x (sq = 0), or of (x - mean)^2 (sq = 1, fma), over a row of n: four accumulators over
- * whole groups of 4 W, the rest W at a time (predicated) into the first. */
-SVE_INLINE double sve_row_reduce(ln_dtype t, const void *x, size_t n, float mean, int sq)
+/* Over a row of n: sum (x - K) into *s1 (want_s1) and sum (x - K)^2 into *s2 (want_s2, fma),
+ * x itself when !sub (K = 0 not subtracted): four accumulators each over whole groups of 4 W,
+ * the rest W at a time (predicated) into the first, the lanes added in double. */
+SVE_INLINE void sve_row_sums(ln_dtype t, const void *x, size_t n, float K, int sub, int want_s1, int want_s2,
+                             double *s1, double *s2)
 {
     const uint64_t w = svcntw();
     const svbool_t all = svptrue_b32();
-    const svfloat32_t m = svdup_n_f32(mean);
-    svfloat32_t a0 = svdup_n_f32(0), a1 = a0, a2 = a0, a3 = a0;
+    const svfloat32_t k = svdup_n_f32(K);
+    svfloat32_t a0 = svdup_n_f32(0), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
     size_t i = 0;
-#define STEP(acc, pg, j)                                   \
+#define STEP(acc, sq, pg, j)                               \
     do {                                                   \
         svfloat32_t v_ = sve_load(t, pg, sve_at(t, x, j)); \
-        if (sq) {                                          \
-            v_ = svsub_f32_z(pg, v_, m);                   \
-            acc = svmla_f32_m(pg, acc, v_, v_);            \
-        } else {                                           \
-            acc = svadd_f32_m(pg, acc, v_);                \
-        }                                                  \
+        if (sub) v_ = svsub_f32_z(pg, v_, k);              \
+        if (want_s1) acc = svadd_f32_m(pg, acc, v_);       \
+        if (want_s2) sq = svmla_f32_m(pg, sq, v_, v_);     \
     } while (0)
     for (; i + 4 * w <= n; i += 4 * w) {
-        STEP(a0, all, i);
-        STEP(a1, all, i + w);
-        STEP(a2, all, i + 2 * w);
-        STEP(a3, all, i + 3 * w);
+        STEP(a0, q0, all, i);
+        STEP(a1, q1, all, i + w);
+        STEP(a2, q2, all, i + 2 * w);
+        STEP(a3, q3, all, i + 3 * w);
     }
-    for (; i < n; i += w) STEP(a0, svwhilelt_b32_u64(i, n), i);
+    for (; i < n; i += w) STEP(a0, q0, svwhilelt_b32_u64(i, n), i);
 #undef STEP
-    return sve_sum(svadd_f32_x(all, svadd_f32_x(all, a0, a1), svadd_f32_x(all, a2, a3)));
+    if (want_s1) *s1 = sve_sum(svadd_f32_x(all, svadd_f32_x(all, a0, a1), svadd_f32_x(all, a2, a3)));
+    if (want_s2) *s2 = sve_sum(svadd_f32_x(all, svadd_f32_x(all, q0, q1), svadd_f32_x(all, q2, q3)));
+}
+
+/* sum of x (sq = 0), or of (x - mean)^2 (sq = 1), over a row of n (sve_row_sums). */
+SVE_INLINE double sve_row_reduce(ln_dtype t, const void *x, size_t n, float mean, int sq)
+{
+    double s = 0;
+    sve_row_sums(t, x, n, mean, sq, !sq, sq, &s, &s);
+    return s;
 }
 
 /* y = (x - mean) * (rstd * g) + b, one fma (g, b: NULL for 1 and 0). */
@@ -119,28 +127,44 @@ SVE_INLINE void sve_normalize(ln_dtype t, const void *x, void *y, const void *g,
     }
 }
 
-/* The two-pass LayerNorm of every row: the fp32 sum, the squared deviations about the fp32
- * mean, the normalization; rows whose fp32 statistics overflowed or underflowed redone in
- * double (ln_f32_row_f64, ln_half_row_f64). */
-static inline void sve_twopass(const ln_args *a, ln_dtype t)
+/* The two-pass LayerNorm of row r: the fp32 sum, the squared deviations about the fp32 mean,
+ * the normalization; a row whose fp32 statistics overflowed or underflowed redone in double
+ * (ln_f32_row_f64, ln_half_row_f64). */
+static inline void sve_twopass_row(const ln_args *a, ln_dtype t, size_t r, int stream)
 {
     const size_t n = a->D, size = ln_fmt(t)->size;
-    const int stream = a->rows * n * size >= SVE_STREAM_MIN_BYTES;
-    for (size_t r = 0; r < a->rows && n > 0; r++) {
-        const void *x = (const char *)a->x + r * n * size;
-        void *y = (char *)a->y + r * n * size;
-        double sum = sve_row_reduce(t, x, n, 0, 0);
-        float mean = (float)(sum / (double)n);
-        double ss = sve_row_reduce(t, x, n, mean, 1), radicand = ss / (double)n + a->eps;
-        double mean_out = mean, rstd_out = (float)(1.0 / sqrt(radicand));
-        int ok = t == LN_F32 ? ln_f32_stats_usable(sum, ss / (double)n, a->eps) : ln_half_stats_ok(sum, ss, radicand);
-        if (ok) sve_normalize(t, x, y, a->gamma, a->beta, n, mean, (float)rstd_out, stream);
-        else if (t == LN_F32) ln_f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
-        else ln_half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
-        if (a->mean) a->mean[r] = mean_out;
-        if (a->rstd) a->rstd[r] = rstd_out;
-    }
-    if (stream) __asm__ volatile("dmb ishst" ::: "memory"); /* the STNT1 stores before the caller reads y */
+    const void *x = (const char *)a->x + r * n * size;
+    void *y = (char *)a->y + r * n * size;
+    double sum = sve_row_reduce(t, x, n, 0, 0);
+    float mean = (float)(sum / (double)n);
+    double ss = sve_row_reduce(t, x, n, mean, 1), radicand = ss / (double)n + a->eps;
+    double mean_out = mean, rstd_out = (float)(1.0 / sqrt(radicand));
+    int ok = t == LN_F32 ? ln_f32_stats_usable(sum, ss / (double)n, a->eps) : ln_half_stats_ok(sum, ss, radicand);
+    if (ok) sve_normalize(t, x, y, a->gamma, a->beta, n, mean, (float)rstd_out, stream);
+    else if (t == LN_F32) ln_f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+    else ln_half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+    if (a->mean) a->mean[r] = mean_out;
+    if (a->rstd) a->rstd[r] = rstd_out;
+}
+
+/* Whether a call's outputs (rows of n elements of t) go out with non-temporal stores. */
+static inline int sve_streams(const ln_args *a, ln_dtype t)
+{
+    return a->rows * a->D * ln_fmt(t)->size >= SVE_STREAM_MIN_BYTES;
+}
+
+/* The STNT1 stores before the caller reads y. */
+static inline void sve_stream_fence(int stream)
+{
+    if (stream) __asm__ volatile("dmb ishst" ::: "memory");
+}
+
+/* The two-pass LayerNorm of every row (sve_twopass_row). */
+static inline void sve_twopass(const ln_args *a, ln_dtype t)
+{
+    const int stream = sve_streams(a, t);
+    for (size_t r = 0; r < a->rows && a->D > 0; r++) sve_twopass_row(a, t, r, stream);
+    sve_stream_fence(stream);
 }
 
 /* The fp32 roundings in each lane of sve_row_reduce: at most n / (4 W) + 3 terms (the tail's

@@ -36,11 +36,11 @@ static void dev_row(const float *x, size_t n, double K, double *s1, double *s2)
     const svbool_t all = svptrue_b64();
     const svfloat64_t k = svdup_n_f64(K);
     svfloat64_t s0 = svdup_n_f64(0), sh = s0, q0 = s0, qh = s0;
-#define STEP(s, q, pg, j)                                                 \
-    do {                                                                  \
-        svfloat64_t d_ = svsub_f64_z(pg, load_wide(pg, x + (j)), k);      \
-        s = svadd_f64_m(pg, s, d_);                                       \
-        q = svmla_f64_m(pg, q, d_, d_);                                   \
+#define STEP(s, q, pg, j)                                            \
+    do {                                                             \
+        svfloat64_t d_ = svsub_f64_z(pg, load_wide(pg, x + (j)), k); \
+        s = svadd_f64_m(pg, s, d_);                                  \
+        q = svmla_f64_m(pg, q, d_, d_);                              \
     } while (0)
     size_t i = 0;
     for (; i + 2 * w <= n; i += 2 * w) {
@@ -107,8 +107,8 @@ static double bound(size_t n, double kappa)
     return ln_bound_f32_accurate(n, kappa, sve_lanes(), depth);
 }
 
-#define HOW                                                                                                            \
-    "fp32 storage, SVE f64 arithmetic, vector-length agnostic: S1 = sum(x-K), S2 = sum(x-K)^2 about K = 0 or the "   \
+#define HOW                                                                                                        \
+    "fp32 storage, SVE f64 arithmetic, vector-length agnostic: S1 = sum(x-K), S2 = sum(x-K)^2 about K = 0 or the " \
     "mean of the first W x (rows with (S1/n)^2 > var summed again about K + S1/n); double epilogue rounded once; " \
     "normwise <= 1 u + 25 (n/4 + 8) 2^-29 u at any W"
 

@@ -47,8 +47,8 @@ static double bound(size_t n, double kappa)
     return fmax(ln_bound_shifted(n, kappa, lanes, 0x1p-24), ln_bound_f32_lanes(n, kappa, lanes, 0.0));
 }
 
-#define HOW                                                                                                            \
-    "fp32 shifted data, one pass, vector-length agnostic (W = svcntw() lanes, predicated tail): K = mean of the "    \
+#define HOW                                                                                                        \
+    "fp32 shifted data, one pass, vector-length agnostic (W = svcntw() lanes, predicated tail): K = mean of the "  \
     "first W x, S1 = sum(x-K), S2 = sum(x-K)^2 in 4 vector accumulators, lanes in double; var = S2/n - (S1/n)^2; " \
     "rows with (S1/n)^2 > var redone two-pass; var rel. error <= 10 (n/(4W)+3) u; overflow or underflow rows "     \
     "redone in double; bound taken at W = 4 (it holds at every W)"

@@ -17,8 +17,7 @@ SVE_INLINE void wf_add(svbool_t pg, svfloat32_t v, svfloat32_t *c, svfloat32_t *
 }
 
 /* Chan, Golub & LeVeque: the set (c, m, q) becomes its union with (cb, mb, qb), lane by lane. */
-SVE_INLINE void wf_merge(svfloat32_t *c, svfloat32_t *m, svfloat32_t *q, svfloat32_t cb, svfloat32_t mb,
-                         svfloat32_t qb)
+SVE_INLINE void wf_merge(svfloat32_t *c, svfloat32_t *m, svfloat32_t *q, svfloat32_t cb, svfloat32_t mb, svfloat32_t qb)
 {
     const svbool_t all = svptrue_b32();
     svfloat32_t ca = *c, n = svadd_f32_x(all, ca, cb), d = svsub_f32_x(all, mb, *m);
@@ -47,11 +46,11 @@ static void row_stats(const float *x, size_t n, float *mean, double *m2)
     svfloat32_t q0 = z, q1 = z, q2 = z, q3 = z;
     size_t i = 0;
     float k = 0.0f;
-#define STEP(m, q, j)                                                \
-    do {                                                             \
+#define STEP(m, q, j)                                                           \
+    do {                                                                        \
         svfloat32_t v_ = svld1_f32(all, x + (j)), d_ = svsub_f32_x(all, v_, m); \
-        m = svmla_f32_x(all, m, d_, rk);                             \
-        q = svmla_f32_x(all, q, d_, svsub_f32_x(all, v_, m));        \
+        m = svmla_f32_x(all, m, d_, rk);                                        \
+        q = svmla_f32_x(all, q, d_, svsub_f32_x(all, v_, m));                   \
     } while (0)
     for (; i + 4 * w <= n; i += 4 * w) {
         k += 1.0f;
@@ -63,11 +62,11 @@ static void row_stats(const float *x, size_t n, float *mean, double *m2)
     }
 #undef STEP
     c0 = c1 = c2 = c3 = svdup_n_f32(k);
-#define TAIL(c, m, q)                                                                       \
-    if (i < n) {                                                                            \
-        svbool_t pg_ = svwhilelt_b32_u64(i, n);                                             \
-        wf_add(pg_, svld1_f32(pg_, x + i), &c, &m, &q);                                     \
-        i += w;                                                                             \
+#define TAIL(c, m, q)                                   \
+    if (i < n) {                                        \
+        svbool_t pg_ = svwhilelt_b32_u64(i, n);         \
+        wf_add(pg_, svld1_f32(pg_, x + i), &c, &m, &q); \
+        i += w;                                         \
     }
     TAIL(c0, m0, q0)
     TAIL(c1, m1, q1)
@@ -123,16 +122,16 @@ static double bound(size_t n, double kappa)
     double worst = 0;
     for (double w = 4; w <= SVE_MAX_LANES; w += 4) {
         double m = ceil((double)n / (4 * w));
-        worst = fmax(worst, ln_bound_cascade(m, 2 + ceil(log2(w)), (double)n < 4 * w ? 4 * w : 2, kappa, 0x1p-24,
-                                             0x1p-24));
+        worst =
+            fmax(worst, ln_bound_cascade(m, 2 + ceil(log2(w)), (double)n < 4 * w ? 4 * w : 2, kappa, 0x1p-24, 0x1p-24));
     }
     return worst;
 }
 
-#define HOW                                                                                                         \
-    "fp32 Welford per lane, vector-length agnostic (4 vector sets of W = svcntw() lanes, shared 1/k, predicated "   \
+#define HOW                                                                                                          \
+    "fp32 Welford per lane, vector-length agnostic (4 vector sets of W = svcntw() lanes, shared 1/k, predicated "    \
     "tail), sets then lanes merged by Chan's formula; mean error ~(n/(8W) + log2(4W)) kappa u sigma, M2 rel. error " \
-    "~(n/(2W sqrt 3) + 2 log2(4W)) kappa u; overflow or underflow rows redone in double; bound the largest over W " \
+    "~(n/(2W sqrt 3) + 2 log2(4W)) kappa u; overflow or underflow rows redone in double; bound the largest over W "  \
     "= 4..64 (it holds at every W)"
 
 LN_KERNEL_DEFINE(ln_f32_welford_sve, "f32-welford-sve", LN_F32, LN_SVE_ISA, LN_OP_LAYERNORM, forward, bound,

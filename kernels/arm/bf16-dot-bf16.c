@@ -66,9 +66,9 @@ static inline double sum4(float32x4_t a, float32x4_t b, float32x4_t c, float32x4
 static void forward(const ln_args *a)
 {
     const size_t D = a->D;
-    if (D == 0 || a->rows == 0) return; /* nothing to normalize: no statistics either */
+    if (D == 0 || a->rows == 0) return;        /* nothing to normalize: no statistics either */
     uint16x8_t one_bits = vdupq_n_u16(0x3f80); /* bf16 1.0 */
-    __asm__("" : "+w"(one_bits)); /* gcc 12 folds this constant into FMOV #1.0 of f16 (0x3c00) */
+    __asm__("" : "+w"(one_bits));              /* gcc 12 folds this constant into FMOV #1.0 of f16 (0x3c00) */
     const bfloat16x8_t ones = vreinterpretq_bf16_u16(one_bits);
     const float32x4_t z = vdupq_n_f32(0);
     const int stream =

@@ -75,7 +75,6 @@ static void forward(const ln_args *a)
         ln_tune_streams(a->rows, D, sizeof(uint16_t), ln_param(a, half_twopass_tunables, T_STREAM_MIN_BYTES));
     for (size_t r = 0; r < a->rows; r++) {
         const uint16_t *x = (const uint16_t *)a->x + r * D;
-        uint16_t *y = (uint16_t *)a->y + r * D;
         float32x4_t s0 = z, s1 = z, s2 = z, s3 = z;
         size_t i = 0;
         for (; i + 32 <= D; i += 32) {
@@ -97,14 +96,7 @@ static void forward(const ln_args *a)
             dev8(vld1q_u16(x + i + 24), 8, vmean, &h3, &l3);
         }
         for (; i < D; i += 8) dev8(load8(x + i, D - i), D - i, vmean, &h0, &l0);
-        const double ss = sum4(h0, h1, h2, h3) + 2.0 * sum4(l0, l1, l2, l3), radicand = ss / (double)D + a->eps;
-        const float rstd = (float)(1.0 / sqrt(radicand));
-        double mean_out = mean, rstd_out = rstd;
-        if (ln_half_stats_ok(sum, ss, radicand))
-            half_normalize(LN_BF16, x, y, a->gamma, a->beta, D, mean, rstd, HALF_EPI_F32, stream);
-        else ln_half_row_f64(LN_BF16, x, y, a->gamma, a->beta, D, a->eps, &mean_out, &rstd_out);
-        if (a->mean) a->mean[r] = mean_out;
-        if (a->rstd) a->rstd[r] = rstd_out;
+        half_row_from_sums(a, LN_BF16, r, sum, sum4(h0, h1, h2, h3) + 2.0 * sum4(l0, l1, l2, l3), HALF_EPI_F32, stream);
     }
     if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }

@@ -9,19 +9,19 @@
 #define PIPELINE_MAX_BYTES (40 << 10) /* f32-fused's default */
 
 /* Normalizes x0 into y (mean, rstd), takes sum (x1 - mean1)^2 into *ss1 and sum x2 into *sum2. */
-static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd,
-                     const float *x1, float mean1, const float *x2, size_t n, double *ss1, double *sum2, int stream)
+static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd, const float *x1,
+                     float mean1, const float *x2, size_t n, double *ss1, double *sum2, int stream)
 {
     const uint64_t w = svcntw();
     const svbool_t all = svptrue_b32();
     const svfloat32_t m = svdup_n_f32(mean), r = svdup_n_f32(rstd), m1 = svdup_n_f32(mean1), z = svdup_n_f32(0);
     svfloat32_t q0 = z, q1 = z, q2 = z, q3 = z, s0 = z, s1 = z, s2 = z, s3 = z;
     size_t i = 0;
-#define STAGES(c, q, s)                                                                   \
-    do {                                                                                  \
-        sve_norm_step(LN_F32, all, x0, y, g, b, i + c * w, m, r, stream);                 \
-        sve_sums_step(LN_F32, all, x1, i + c * w, m1, 1, 0, 1, &q, &q);                   \
-        sve_sums_step(LN_F32, all, x2, i + c * w, z, 0, 1, 0, &s, &s);                    \
+#define STAGES(c, q, s)                                                   \
+    do {                                                                  \
+        sve_norm_step(LN_F32, all, x0, y, g, b, i + c * w, m, r, stream); \
+        sve_sums_step(LN_F32, all, x1, i + c * w, m1, 1, 0, 1, &q, &q);   \
+        sve_sums_step(LN_F32, all, x2, i + c * w, z, 0, 1, 0, &s, &s);    \
     } while (0)
     for (; i + 4 * w <= n; i += 4 * w) {
         STAGES(0, q0, s0);
@@ -78,10 +78,10 @@ static void forward(const ln_args *a)
 /* f32-twopass-sve's arithmetic exactly. */
 static double bound(size_t n, double kappa) { return ln_bound_f32_lanes(n, kappa, (size_t)(4 * sve_lanes()), 0.0); }
 
-#define HOW                                                                                                         \
-    "fp32 two-pass as f32-twopass-sve (bit-identical) in a 3-row pipeline, vector-length agnostic (W = svcntw() "   \
+#define HOW                                                                                                       \
+    "fp32 two-pass as f32-twopass-sve (bit-identical) in a 3-row pipeline, vector-length agnostic (W = svcntw() " \
     "lanes): one loop normalizes row r, sums (x-mean)^2 of r+1 and x of r+2; var rel. error <= (n/(4W)+3) u + "   \
-    "(n/(4W)+2)^2 kappa^2 u^2; overflow or underflow rows redone in double; bound taken at W = 4 (it holds at "    \
+    "(n/(4W)+2)^2 kappa^2 u^2; overflow or underflow rows redone in double; bound taken at W = 4 (it holds at "   \
     "every W)"
 
 LN_KERNEL_DEFINE(ln_f32_fused_sve, "f32-fused-sve", LN_F32, LN_SVE_ISA, LN_OP_LAYERNORM, forward, bound,

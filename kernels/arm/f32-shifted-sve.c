@@ -31,10 +31,7 @@ static void forward(const ln_args *a)
             sve_twopass_row(a, LN_F32, r, stream);
             continue;
         }
-        const float mean = (float)(K + d), rstd = (float)(1.0 / sqrt(var + a->eps));
-        sve_normalize(LN_F32, x, (float *)a->y + r * n, a->gamma, a->beta, n, mean, rstd, stream);
-        if (a->mean) a->mean[r] = mean;
-        if (a->rstd) a->rstd[r] = rstd;
+        sve_row_finish(a, LN_F32, r, 1, (float)(K + d), (float)(1.0 / sqrt(var + a->eps)), stream);
     }
     sve_stream_fence(stream);
 }

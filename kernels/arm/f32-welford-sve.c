@@ -94,21 +94,11 @@ static void forward(const ln_args *a)
     const size_t n = a->D;
     const int stream = sve_streams(a, LN_F32);
     for (size_t r = 0; r < a->rows && n > 0; r++) {
-        const float *x = (const float *)a->x + r * n;
-        float *y = (float *)a->y + r * n;
         float mean;
-        double m2, mean_out, rstd_out;
-        row_stats(x, n, &mean, &m2);
-        if (ln_f32_stats_usable(mean, m2 / (double)n, a->eps)) {
-            const float rstd = (float)(1.0 / sqrt(m2 / (double)n + a->eps));
-            sve_normalize(LN_F32, x, y, a->gamma, a->beta, n, mean, rstd, stream);
-            mean_out = mean;
-            rstd_out = rstd;
-        } else {
-            ln_f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
-        }
-        if (a->mean) a->mean[r] = mean_out;
-        if (a->rstd) a->rstd[r] = rstd_out;
+        double m2;
+        row_stats((const float *)a->x + r * n, n, &mean, &m2);
+        sve_row_finish(a, LN_F32, r, ln_f32_stats_usable(mean, m2 / (double)n, a->eps), mean,
+                       (float)(1.0 / sqrt(m2 / (double)n + a->eps)), stream);
     }
     sve_stream_fence(stream);
 }

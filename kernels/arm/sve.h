@@ -149,24 +149,32 @@ SVE_INLINE void sve_normalize(ln_dtype t, const void *x, void *y, const void *g,
     sve_normalize_from(t, x, y, g, b, 0, n, mean, rstd, stream);
 }
 
-/* The two-pass LayerNorm of row r: the fp32 sum, the squared deviations about the fp32 mean,
- * the normalization; a row whose fp32 statistics overflowed or underflowed redone in double
- * (ln_f32_row_f64, ln_half_row_f64). */
-static inline void sve_twopass_row(const ln_args *a, ln_dtype t, size_t r, int stream)
+/* Row r of a call from its fp32 statistics: the normalization when ok, else the whole row in
+ * double (ln_f32_row_f64, ln_half_row_f64); the statistics used to a->mean and a->rstd. */
+static inline void sve_row_finish(const ln_args *a, ln_dtype t, size_t r, int ok, float mean, float rstd, int stream)
 {
     const size_t n = a->D, size = ln_fmt(t)->size;
     const void *x = (const char *)a->x + r * n * size;
     void *y = (char *)a->y + r * n * size;
-    double sum = sve_row_reduce(t, x, n, 0, 0);
-    float mean = (float)(sum / (double)n);
-    double ss = sve_row_reduce(t, x, n, mean, 1), radicand = ss / (double)n + a->eps;
-    double mean_out = mean, rstd_out = (float)(1.0 / sqrt(radicand));
-    int ok = t == LN_F32 ? ln_f32_stats_usable(sum, ss / (double)n, a->eps) : ln_half_stats_ok(sum, ss, radicand);
-    if (ok) sve_normalize(t, x, y, a->gamma, a->beta, n, mean, (float)rstd_out, stream);
+    double mean_out = mean, rstd_out = rstd;
+    if (ok) sve_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd, stream);
     else if (t == LN_F32) ln_f32_row_f64(x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
     else ln_half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
     if (a->mean) a->mean[r] = mean_out;
     if (a->rstd) a->rstd[r] = rstd_out;
+}
+
+/* The two-pass LayerNorm of row r: the fp32 sum, the squared deviations about the fp32 mean,
+ * the normalization, or the double row when the fp32 statistics overflowed or underflowed. */
+static inline void sve_twopass_row(const ln_args *a, ln_dtype t, size_t r, int stream)
+{
+    const size_t n = a->D;
+    const void *x = (const char *)a->x + r * n * ln_fmt(t)->size;
+    double sum = sve_row_reduce(t, x, n, 0, 0);
+    float mean = (float)(sum / (double)n);
+    double ss = sve_row_reduce(t, x, n, mean, 1), radicand = ss / (double)n + a->eps;
+    int ok = t == LN_F32 ? ln_f32_stats_usable(sum, ss / (double)n, a->eps) : ln_half_stats_ok(sum, ss, radicand);
+    sve_row_finish(a, t, r, ok, mean, (float)(1.0 / sqrt(radicand)), stream);
 }
 
 /* Whether a call's outputs (rows of n elements of t) go out with non-temporal stores. */

@@ -201,6 +201,30 @@ static inline double ln_bound_f16_native(size_t n, double kappa, size_t lanes)
     return ln_bound_mean(c + 1, kappa, u, u) + ln_bound_var(r, u) + ln_bound_epilogue(u, u);
 }
 
+/* f32-accurate (kernels/simd/f32-accurate.h and its SVE twin): fp32 storage, double statistics
+ * about a shift K taken from the first W elements, in units of the fp32 u, with e = u_d = 2^-53.
+ * The sums: no lane adds more than `depth` terms in sequence and tree levels, plus one
+ * rounding in each x - K; sum |x - K| <= n sigma sqrt(1 + t^2) and sum (x - K)^2 <= n sigma^2
+ * (1 + t^2). So the mean (K + S1/n, and c = -d rstd rounded) is off by
+ * a = ((L' + 1) sqrt(1 + t^2) + 2 t) e sigma, L' the depth, and var by
+ * r = (L' + 4)(1 + t^2) e + 2 t a + a^2 + e t^2 relative (S2 and its division, d^2, the
+ * subtraction). Accepted rows have t <= sqrt 2 (the check d^2 <= var on computed values with
+ * r small). Others are summed again about K' = K + d, off from the mean by t' <= a(t1) + e
+ * (kappa + t1) with t1 <= sqrt(2n/W) + u (kappa + sqrt(2n/W)) (Cauchy-Schwarz on the first W
+ * elements, K their mean or 0: acc_shift; then K's rounding): t' <= sqrt 2 unless kappa nears
+ * 2^53, where no claim is made.
+ * The epilogue (x - K, the two fma, rstd) is bounds.h's with ua = e, plus the final rounding. */
+static inline double ln_bound_f32_accurate(size_t n, double kappa, double W, double depth)
+{
+    const double u = 0x1p-24, e = 0x1p-53, t = sqrt(2.0);
+    const double t1 = sqrt(2.0 * n / W) + u * (kappa + sqrt(2.0 * n / W) + 1.0);
+    const double a1 = ((depth + 1.0) * sqrt(1.0 + t1 * t1) + 2.0 * t1) * e;
+    if (a1 + e * (kappa + t1) > t) return INFINITY;
+    const double a = ((depth + 1.0) * sqrt(1.0 + t * t) + 2.0 * t) * e;
+    const double r = (depth + 4.0) * (1.0 + t * t) * e + 2.0 * t * a + a * a + e * t * t;
+    return ln_bound_mean(a / e, 0.0, e, u) + ln_bound_var(r, u) + ln_bound_epilogue(e, u);
+}
+
 /* ---- Any gamma and beta ----
  * Every term above is an error in xhat carried to y by gamma (absolute: gain
  * max|gamma| / max|y|; relative: gain max|gamma xhat| / max|y|) or a rounding of y itself

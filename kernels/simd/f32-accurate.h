@@ -385,28 +385,11 @@ static void f32_accurate_forward(const ln_args *a)
     if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
 }
 
-/* In units of the fp32 u, with e = u_d = 2^-53. The sums: each lane adds L = n/W + 1 terms
- * in sequence, then the halves and log2(VD_W) tree levels: depth L + 1 + log2 VD_W, plus one
- * rounding in each x - K; sum |x - K| <= n sigma sqrt(1 + t^2) and sum (x - K)^2 <= n sigma^2
- * (1 + t^2). So the mean (K + S1/n, and c = -d rstd rounded) is off by
- * a = ((L' + 1) sqrt(1 + t^2) + 2 t) e sigma, L' the depth, and var by
- * r = (L' + 4)(1 + t^2) e + 2 t a + a^2 + e t^2 relative (S2 and its division, d^2, the
- * subtraction). Accepted rows have t <= sqrt 2 (the check d^2 <= var on computed values with
- * r small). Others are summed again about K' = K + d, off from the mean by t' <= a(t1) + e
- * (kappa + t1) with t1 <= sqrt(2n/W) + u (kappa + sqrt(2n/W)) (Cauchy-Schwarz on the first W
- * elements, K their mean or 0: acc_shift; then K's rounding): t' <= sqrt 2 unless kappa nears
- * 2^53, where no claim is made.
- * The epilogue (x - K, the two fma, rstd) is bounds.h's with ua = e, plus the final rounding. */
+/* bounds.h's ln_bound_f32_accurate, with W floats per vector and lanes of ceil(n/W) + 1 terms
+ * (n/W + 1 in sequence, then the halves and log2(VD_W) tree levels). */
 static double f32_accurate_bound(size_t n, double kappa)
 {
-    const double u = 0x1p-24, e = 0x1p-53, t = sqrt(2.0);
-    const double depth = ceil((double)n / VF_W) + 2.0 + log2((double)VD_W);
-    const double t1 = sqrt(2.0 * n / VF_W) + u * (kappa + sqrt(2.0 * n / VF_W) + 1.0);
-    const double a1 = ((depth + 1.0) * sqrt(1.0 + t1 * t1) + 2.0 * t1) * e;
-    if (a1 + e * (kappa + t1) > t) return INFINITY;
-    const double a = ((depth + 1.0) * sqrt(1.0 + t * t) + 2.0 * t) * e;
-    const double r = (depth + 4.0) * (1.0 + t * t) * e + 2.0 * t * a + a * a + e * t * t;
-    return ln_bound_mean(a / e, 0.0, e, u) + ln_bound_var(r, u) + ln_bound_epilogue(e, u);
+    return ln_bound_f32_accurate(n, kappa, VF_W, ceil((double)n / VF_W) + 2.0 + log2((double)VD_W));
 }
 
 #define F32_ACCURATE_HOW                                                                                         \

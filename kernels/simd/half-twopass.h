@@ -283,6 +283,26 @@ LN_INLINE int half_stats(double sum, double ss, size_t n, double eps, float *mea
 
 LN_INLINE float half_mean(double sum, size_t n) { return (float)(sum / (double)n); }
 
+/* Row r of a call from sums taken elsewhere (sum, ss about the fp32 mean: half_stats): the
+ * normalization (epi), or the double path; the statistics used to a->mean and a->rstd. */
+static inline void half_row_from_sums(const ln_args *a, ln_dtype t, size_t r, double sum, double ss, int epi,
+                                      int stream)
+{
+    const size_t n = a->D;
+    const uint16_t *x = (const uint16_t *)a->x + r * n;
+    uint16_t *y = (uint16_t *)a->y + r * n;
+    float mean, rstd;
+    double mean_out, rstd_out;
+    if (half_stats(sum, ss, n, a->eps, &mean, &rstd)) {
+        half_normalize(t, x, y, a->gamma, a->beta, n, mean, rstd, epi, stream);
+        mean_out = mean, rstd_out = rstd;
+    } else {
+        ln_half_row_f64(t, x, y, a->gamma, a->beta, n, a->eps, &mean_out, &rstd_out);
+    }
+    if (a->mean) a->mean[r] = mean_out;
+    if (a->rstd) a->rstd[r] = rstd_out;
+}
+
 /* One row as the two-pass computes it: the sum, the squared deviations about the fp32 mean
  * (prefetching the row pf, or none: NULL), the epilogue, or the double path. The statistics
  * used go to *mean_out and *rstd_out. */

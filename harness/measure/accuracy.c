@@ -222,8 +222,9 @@ static void free_outputs(const ln_op_info *op, void **out, int keep)
 }
 
 /* The statistics a real forward pass saves: c->saved_kernel's (a kernel of the forward op) on
- * the case's inputs and eps, its outputs dropped. A saved statistic the forward op does not
- * return (a non-centring op's mean, which its kernels need not write) is left at 0. */
+ * the case's inputs and eps, its outputs dropped. A statistic the forward op does not judge (a
+ * non-centring op's mean, which its kernels need not write) starts at 0, a judged one at NaN:
+ * a forward kernel that returns no rstd gives the backward kernels NaN, never a made-up value. */
 static int saved_by_kernel(const ln_case *c, ln_prepared *p)
 {
     const ln_kernel *k = c->saved_kernel;
@@ -238,8 +239,7 @@ static int saved_by_kernel(const ln_case *c, ln_prepared *p)
     for (size_t i = 0; i < fwd->n_roles; i++) {
         int j = role_index(op, fwd->roles[i].name);
         if (fwd->roles[i].kind != LN_ROLE_STAT || j < 0 || op->roles[j].kind != LN_ROLE_SAVED) continue;
-        for (size_t r = 0; r < c->rows; r++)
-            ((double *)out[i])[r] = fwd->centres || strcmp(op->roles[j].name, "mean") ? NAN : 0;
+        for (size_t r = 0; r < c->rows; r++) ((double *)out[i])[r] = fwd->roles[i].flags & LN_ROLE_JUDGED ? NAN : 0;
     }
     (void)run_kernel(k, fwd, p, out); /* a write is named; the inputs stay pristine */
     for (size_t i = 0; i < fwd->n_roles; i++) {
@@ -457,6 +457,11 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
 
 void ln_prepared_free(ln_prepared *p)
 {
+    if (!p->role[0].data) { /* a case built by hand owns the arrays it named */
+        free(p->x), free(p->gamma), free(p->beta), free(p->dy), free(p->y_ref), free(p->y_hi), free(p->y_lo);
+        free(p->dg_ref), free(p->dg_hi), free(p->dg_lo), free(p->db_ref), free(p->db_hi), free(p->db_lo);
+        free(p->given_mean), free(p->given_rstd), free(p->dxs_ref), free(p->dxs_hi), free(p->dxs_lo);
+    }
     for (size_t i = 0; i < LN_MAX_ROLES; i++) {
         ln_role_data *d = &p->role[i];
         free(d->data), free(d->ref), free(d->hi), free(d->lo), free(d->sref), free(d->shi), free(d->slo);

@@ -146,14 +146,23 @@ const char *ln_did_you_mean(const char *word, const char *const *choices, size_t
     return best && best_d > 0 && best_d <= limit ? best : NULL;
 }
 
-ln_op ln_cli_op = LN_OP_LAYERNORM;
+ln_op ln_cli_op; /* 0: the table's first line, LayerNorm forward */
 int ln_cli_op_given;
+
+const char *ln_op_list(void)
+{
+    static char list[LN_NOPS * 32];
+    if (!*list)
+        for (int op = 0; op < LN_NOPS; op++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", op ? ", " : "", ln_ops[op].name);
+    return list;
+}
 
 ln_op ln_parse_op(const char *name)
 {
     for (int op = 0; op < LN_NOPS; op++)
         if (!strcmp(name, ln_op_name((ln_op)op))) return (ln_op)op;
-    ln_die_usage("--op: unknown operator '%s'; valid: layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd", name);
+    ln_die_usage("--op: unknown operator '%s'; valid: %s", name, ln_op_list());
 }
 
 int ln_op_take_args(int argc, char **argv, int first)
@@ -162,8 +171,7 @@ int ln_op_take_args(int argc, char **argv, int first)
     for (int i = first; i < argc; i++) {
         const char *v = NULL;
         if (!strcmp(argv[i], "--op")) {
-            if (i + 1 >= argc)
-                ln_die_usage("--op: an operator is needed (layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd)");
+            if (i + 1 >= argc) ln_die_usage("--op: an operator is needed (%s)", ln_op_list());
             v = argv[++i];
         } else if (!strncmp(argv[i], "--op=", 5)) {
             v = argv[i] + 5;

@@ -45,6 +45,8 @@ extern ln_op ln_cli_op;
 extern int ln_cli_op_given;
 /* The op called name; a usage error naming the valid ops otherwise. */
 ln_op ln_parse_op(const char *name);
+/* The ops' names in table order (kernels/ops.def), comma-separated: "layernorm, rmsnorm, ...". */
+const char *ln_op_list(void);
 /* Removes every --op from argv[first..argc), setting ln_cli_op; returns the new argc. */
 int ln_op_take_args(int argc, char **argv, int first);
 

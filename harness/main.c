@@ -35,14 +35,14 @@ static void usage(FILE *f)
     char caps[256];
     fprintf(f,
             "\noptions of every verb:\n"
-            "  --op OP        the operator: layernorm (default), rmsnorm, layernorm-bwd, rmsnorm-bwd\n"
+            "  --op OP        the operator: %s; default %s\n"
             "                 (docs/ops.md); selects the kernels and the reference\n"
             "  --plugin PATH  also load the kernels of the shared library PATH (repeatable;\n"
             "                 docs/plugins.md): listed, measured and timed beside the built-in ones\n"
             "\nenvironment:\n"
             "  LNBENCH_ISA   cap the instruction sets kernels may use, each word allowing the ones\n"
             "                before it: %s (default)\n",
-            ln_cpu_cap_names(caps, sizeof caps));
+            ln_op_list(), ln_op_name((ln_op)0), ln_cpu_cap_names(caps, sizeof caps));
 }
 
 int main(int argc, char **argv)

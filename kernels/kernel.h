@@ -39,21 +39,68 @@ typedef struct {
     const int *params;
 } ln_args;
 
-/* The operator a kernel computes; zero is LayerNorm forward, so kernels that do not say are it.
+/* The operator a kernel computes, one line of ops.def each; zero is LayerNorm forward, so kernels
+ * that do not say are it.
  *   rmsnorm        y = x / sqrt(mean(x^2) + eps) * gamma + beta    (no centring; beta optional)
  *   layernorm-bwd  g = gamma dy, xhat = (x - mean) rstd:
  *                  dx = rstd (g - mean(g) - xhat mean(g xhat)), dgamma = sum_rows dy xhat,
  *                  dbeta = sum_rows dy
  *   rmsnorm-bwd    xhat = x rstd: dx = rstd (g - xhat mean(g xhat)), dgamma and dbeta as above */
-typedef enum { LN_OP_LAYERNORM = 0, LN_OP_RMSNORM, LN_OP_LAYERNORM_BWD, LN_OP_RMSNORM_BWD, LN_NOPS } ln_op;
+typedef enum {
+#define LN_OP(NAME, ...) LN_OP_##NAME,
+#include "ops.def"
+#undef LN_OP
+    LN_NOPS
+} ln_op;
 /* The probes' op, y = 0.5 x + 1 over rows * D elements (kernels/simd/copy.h): its kernels are the
  * bandwidth probes timed beside the others (ln_probe_kernels), not an op the harness measures. */
 #define LN_OP_COPY ((ln_op)LN_NOPS)
 
+/* One tensor of an op (ops.def): what it is to the kernel, its shape and format, and the ln_args
+ * member that carries it (field: its offset, a const void *, void * or double * member). */
+typedef enum {
+    LN_ROLE_IN,   /* an input the kernel must not write */
+    LN_ROLE_OUT,  /* an output compared with the reference's */
+    LN_ROLE_STAT, /* a per-row statistic the kernel returns */
+    LN_ROLE_SAVED /* a per-row statistic the kernel reads, saved by the op's forward */
+} ln_role_kind;
+typedef enum {
+    LN_SHAPE_ROWS_D, /* rows x D elements of the kernel's dtype (x, y, dy, dx) */
+    LN_SHAPE_COLS,   /* D elements of the kernel's dtype, one per column (gamma, beta, dgamma, dbeta) */
+    LN_SHAPE_ROWS    /* one double per row (mean, rstd) */
+} ln_shape;
+enum {
+    LN_ROLE_OPT = 1,   /* the caller may pass NULL (gamma, beta: 1 and 0; an output not wanted) */
+    LN_ROLE_JUDGED = 2 /* a returned statistic held to the kernel's bound; else measured only */
+};
+typedef struct {
+    const char *name; /* the ln_args member's name: "x", "gamma", "dy", "mean", ... */
+    ln_role_kind kind;
+    ln_shape shape;
+    unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED */
+    size_t field;   /* offsetof(ln_args, member) */
+} ln_role;
+enum { LN_MAX_ROLES = 12 };
+typedef struct {
+    const char *name;  /* "layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd" */
+    const char *title; /* "LayerNorm", ..., "RMSNorm backward" */
+    ln_op forward;     /* the forward op whose statistics it reads; itself for a forward op */
+    int centres;       /* subtracts the row's mean */
+    int bytes;         /* element sizes moved per element of x, as the bench counts them */
+    int affine_bound;  /* the bound is scaled by ln_affine_factor (forward ops) */
+    /* ln_case_bytes: element sizes and bytes per element of the case, bytes per element of a row */
+    double mem_elements, mem_bytes, mem_row_bytes;
+    const ln_role *roles; /* in the order given, copied, compared and reported */
+    size_t n_roles;
+} ln_op_info;
+/* The table of ops.def, indexed by ln_op. */
+extern const ln_op_info ln_ops[LN_NOPS];
+
 /* "layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd", "copy" (LN_OP_COPY); NULL for another value. */
 const char *ln_op_name(ln_op op);
-static inline int ln_op_is_backward(ln_op op) { return op == LN_OP_LAYERNORM_BWD || op == LN_OP_RMSNORM_BWD; }
-static inline int ln_op_centres(ln_op op) { return op == LN_OP_LAYERNORM || op == LN_OP_LAYERNORM_BWD; }
+/* A backward op: it reads the statistics its forward op saved. */
+static inline int ln_op_is_backward(ln_op op) { return ln_ops[op].forward != op; }
+static inline int ln_op_centres(ln_op op) { return ln_ops[op].centres; }
 
 /* CPU features a kernel needs (bit set), one bit per line of isa.def: LN_ISA_AVX2,
  * LN_ISA_AVX512 (F, BW, VL, DQ), LN_ISA_AVX512BF16, LN_ISA_AVX512FP16 on x86; LN_ISA_NEON,

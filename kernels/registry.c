@@ -44,10 +44,49 @@ const ln_kernel *const ln_probe_kernels[] = {
 };
 const size_t ln_num_probe_kernels = sizeof ln_probe_kernels / sizeof ln_probe_kernels[0];
 
+/* ops.def's roles, one array per op, then the table. OPT and JUDGED are the .def's shorthands. */
+#define OPT LN_ROLE_OPT
+#define JUDGED LN_ROLE_JUDGED
+#define LN_IN(f, shape, flags)                                          \
+    {                                                                   \
+#f, LN_ROLE_IN, LN_SHAPE_##shape, (flags), offsetof(ln_args, f) \
+    }
+#define LN_OUT(f, shape, flags)                                          \
+    {                                                                    \
+#f, LN_ROLE_OUT, LN_SHAPE_##shape, (flags), offsetof(ln_args, f) \
+    }
+#define LN_STAT(f, flags)                                              \
+    {                                                                  \
+#f, LN_ROLE_STAT, LN_SHAPE_ROWS, (flags), offsetof(ln_args, f) \
+    }
+#define LN_SAVED(f)                                               \
+    {                                                             \
+#f, LN_ROLE_SAVED, LN_SHAPE_ROWS, 0, offsetof(ln_args, f) \
+    }
+#define LN_OP(NAME, name, title, forward, centres, bytes, affine, mem, ref, saved, ...) \
+    static const ln_role roles_##NAME[] = {__VA_ARGS__};
+#include "ops.def"
+#undef LN_OP
+#define LN_MEM(elements, bytes, row_bytes) (elements), (bytes), (row_bytes)
+#define LN_OP(NAME, name, title, forward, centres, bytes, affine, mem, ref, saved, ...) \
+    {name, title, LN_OP_##forward, centres, bytes, affine, mem, roles_##NAME, sizeof roles_##NAME / sizeof(ln_role)},
+const ln_op_info ln_ops[LN_NOPS] = {
+#include "ops.def"
+};
+#undef LN_OP
+#undef LN_MEM
+#undef LN_IN
+#undef LN_OUT
+#undef LN_STAT
+#undef LN_SAVED
+#undef OPT
+#undef JUDGED
+_Static_assert(sizeof ln_ops / sizeof ln_ops[0] == LN_NOPS, "one ln_ops entry per ops.def line");
+
 const char *ln_op_name(ln_op op)
 {
-    static const char *const names[LN_NOPS + 1] = {"layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd", "copy"};
-    return (unsigned)op <= LN_NOPS ? names[op] : NULL;
+    if ((unsigned)op < LN_NOPS) return ln_ops[op].name;
+    return op == LN_OP_COPY ? "copy" : NULL;
 }
 
 int ln_kernel_available(const ln_kernel *k)

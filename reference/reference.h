@@ -57,4 +57,25 @@ void ln_ref_bwd_saved_rows(int centred, ln_dtype t, size_t rows, size_t D, const
                            const void *gamma, const double *mean, const double *rstd, void *dx, double *dx_hi,
                            double *dx_lo);
 
+/* The ops' reference entry points (kernels/ops.def names one per op, and a second, "saved", per
+ * backward op), all of one signature over `rows` rows of D elements of format t:
+ *   in   the op's inputs, in the order of its ops.def roles (LN_IN and LN_SAVED lines): element
+ *        format t for x, gamma, beta, dy (gamma, beta NULL: 1 and 0); doubles for mean, rstd
+ *   out  the op's outputs (LN_OUT lines, in order), each correctly rounded to t (rounded) and
+ *        exact as hi + lo; a NULL member is not computed
+ *   st   rows statistics (may be NULL), as ln_ref_row gives them
+ * The saved entry points compute the first output (dx) only, from the statistics as given. */
+typedef struct {
+    void *rounded;
+    double *hi, *lo;
+} ln_ref_out;
+typedef void ln_ref_op(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out,
+                       ln_ref_stats *st);
+ln_ref_op ln_ref_layernorm;           /* in: x, gamma, beta; out: y */
+ln_ref_op ln_ref_rmsnorm;             /* in: x, gamma, beta; out: y */
+ln_ref_op ln_ref_layernorm_bwd;       /* in: x, gamma, dy; out: dx, dgamma, dbeta */
+ln_ref_op ln_ref_rmsnorm_bwd;         /* in: x, gamma, dy; out: dx, dgamma, dbeta */
+ln_ref_op ln_ref_layernorm_bwd_saved; /* in: x, gamma, dy, mean, rstd; out: dx */
+ln_ref_op ln_ref_rmsnorm_bwd_saved;   /* in: x, gamma, dy, mean (not read), rstd; out: dx */
+
 #endif

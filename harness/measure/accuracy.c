@@ -46,9 +46,9 @@ void (*ln_kernel_died)(const ln_kernel *k, const char *how);
  * after it: a write is caught whatever the kernel does, and the original stays pristine. Writing
  * the copies costs two passes over the inputs per call, far below the reference's cost (measured
  * in docs/metrics.md); read-only pages would need page-aligned copies all the same. */
-enum { MAX_GUARDED = 6 };
 typedef struct {
     const char *name;
+    size_t field; /* the ln_args member it is given in */
     const void *original;
     void *copy;
     size_t bytes;
@@ -58,6 +58,42 @@ typedef struct {
     void *data;
     size_t bytes;
 } span;
+
+/* Sets the ln_args pointer member at offset field (a const void *, void * or double *). */
+static void set_field(ln_args *a, size_t field, const void *ptr) { memcpy((char *)a + field, &ptr, sizeof ptr); }
+
+/* The op's table line (ops.def). */
+static const ln_op_info *op_of(const ln_case *c) { return &ln_ops[c->op]; }
+
+/* Elements of a role of shape s in case c, and its element size. */
+static size_t role_count(const ln_case *c, ln_shape s)
+{
+    return s == LN_SHAPE_ROWS_D ? elements(c) : s == LN_SHAPE_COLS ? c->D : c->rows;
+}
+static size_t role_size(const ln_case *c, ln_shape s)
+{
+    return s == LN_SHAPE_ROWS ? sizeof(double) : ln_fmt(c->dtype)->size;
+}
+static size_t role_bytes(const ln_case *c, const ln_role *r)
+{
+    return role_count(c, r->shape) * role_size(c, r->shape);
+}
+
+/* The index of op's role called name, or -1. */
+static int role_index(const ln_op_info *op, const char *name)
+{
+    for (size_t i = 0; i < op->n_roles; i++)
+        if (!strcmp(op->roles[i].name, name)) return (int)i;
+    return -1;
+}
+
+/* The index of op's first output, the one a verdict is on (every op has one: tests/test_optable.c). */
+static int first_output(const ln_op_info *op)
+{
+    for (size_t i = 0; i < op->n_roles; i++)
+        if (op->roles[i].kind == LN_ROLE_OUT) return (int)i;
+    return 0;
+}
 
 static void die_of_kernel(const ln_kernel *k, const char *how)
 {
@@ -112,23 +148,15 @@ static int call_in_child(const ln_kernel *k, const ln_args *a, const span *outs,
     return wrote;
 }
 
-/* Runs k on a, whose const inputs (g, ng) are replaced by copies; outs are the buffers it
- * writes. Returns the name of the first input it changed, or NULL; the message names the kernel. */
+/* Runs k on a, whose const inputs (g, ng) are given as copies; outs are the buffers it writes.
+ * Returns the name of the first input it changed, or NULL; the message names the kernel. */
 static const char *guarded_call(const ln_kernel *k, ln_args *a, const span *outs, size_t nouts, guarded *g, size_t ng)
 {
     for (size_t i = 0; i < ng; i++) {
         g[i].copy = malloc(g[i].bytes ? g[i].bytes : 1);
         if (!g[i].copy) ln_die("out of memory");
         memcpy(g[i].copy, g[i].original, g[i].bytes);
-    }
-    for (size_t i = 0; i < ng; i++) {
-        const char *n = g[i].name;
-        if (!strcmp(n, "x")) a->x = g[i].copy;
-        else if (!strcmp(n, "gamma")) a->gamma = g[i].copy;
-        else if (!strcmp(n, "beta")) a->beta = g[i].copy;
-        else if (!strcmp(n, "dy")) a->dy = g[i].copy;
-        else if (!strcmp(n, "mean")) a->mean = g[i].copy;
-        else if (!strcmp(n, "rstd")) a->rstd = g[i].copy;
+        set_field(a, g[i].field, g[i].copy);
     }
     int w = ln_isolate_kernels ? call_in_child(k, a, outs, nouts, g, ng) : (k->forward(a), first_written(g, ng));
     const char *wrote = w >= 0 ? g[w].name : NULL;
@@ -140,74 +168,108 @@ static const char *guarded_call(const ln_kernel *k, ln_args *a, const span *outs
     return wrote;
 }
 
-/* The inputs of p a kernel reads, as guarded copies; returns their count. */
-static size_t guard_inputs(const ln_prepared *p, guarded *g)
+/* Kernel k (of op `op`, the case's op or the forward op whose statistics it saves) on p's
+ * tensors: every input and saved statistic of op's roles, found by name in p (absent: NULL),
+ * given as a guarded copy; out[i] the buffer of op's role i when it is an output or a returned
+ * statistic. Returns the input it wrote, or NULL. */
+static const char *run_kernel(const ln_kernel *k, const ln_op_info *op, const ln_prepared *p, void *const *out)
 {
     const ln_case *c = &p->c;
-    size_t n = 0, size = ln_fmt(c->dtype)->size, all = elements(c) * size;
-    g[n++] = (guarded){"x", p->x, NULL, all};
-    if (p->gamma) g[n++] = (guarded){"gamma", p->gamma, NULL, c->D * size};
-    if (p->beta) g[n++] = (guarded){"beta", p->beta, NULL, c->D * size};
-    if (p->dy) g[n++] = (guarded){"dy", p->dy, NULL, all};
-    return n;
+    const ln_op_info *have = op_of(c);
+    ln_args a = {.rows = c->rows, .D = c->D, .eps = c->eps};
+    guarded g[LN_MAX_ROLES];
+    span outs[LN_MAX_ROLES];
+    size_t ng = 0, nouts = 0;
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        if (r->kind == LN_ROLE_IN || r->kind == LN_ROLE_SAVED) {
+            int j = role_index(have, r->name);
+            if (j >= 0 && p->role[j].data)
+                g[ng++] = (guarded){r->name, r->field, p->role[j].data, NULL, role_bytes(c, r)};
+        } else if (out[i]) {
+            set_field(&a, r->field, out[i]);
+            outs[nouts++] = (span){out[i], role_bytes(c, r)};
+        }
+    }
+    return guarded_call(k, &a, outs, nouts, g, ng);
 }
 
-/* Forward kernel k on p's x, gamma, beta and eps: y, mean and rstd out; the input it wrote, or NULL. */
-static const char *run_forward(const ln_kernel *k, const ln_prepared *p, void *y, double *mean, double *rstd)
+/* Marks a statistic the kernel did not write: a NaN with a payload no arithmetic produces. */
+static const uint64_t not_written_bits = 0x7ff4dead5eed0001u;
+
+/* Buffers for every output and returned statistic of op on case c (NULL for its other roles):
+ * NaN in every output first, so an element the kernel forgets to write is a mismatch, and the
+ * not-written NaN in every statistic. */
+static void alloc_outputs(const ln_case *c, const ln_op_info *op, void **out)
 {
-    ln_args a = {.rows = p->c.rows, .D = p->c.D, .y = y, .eps = p->c.eps, .mean = mean, .rstd = rstd};
-    guarded g[MAX_GUARDED];
-    size_t ng = guard_inputs(p, g);
-    span outs[] = {{y, elements(&p->c) * ln_fmt(p->c.dtype)->size},
-                   {mean, p->c.rows * sizeof *mean},
-                   {rstd, p->c.rows * sizeof *rstd}};
-    return guarded_call(k, &a, outs, 3, g, ng);
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        out[i] = NULL;
+        if (r->kind != LN_ROLE_OUT && r->kind != LN_ROLE_STAT) continue;
+        size_t n = role_count(c, r->shape);
+        out[i] = malloc(role_bytes(c, r) ? role_bytes(c, r) : 1);
+        if (!out[i]) ln_die("out of memory");
+        for (size_t e = 0; e < n; e++)
+            if (r->kind == LN_ROLE_OUT) ln_store(c->dtype, out[i], e, NAN);
+            else memcpy((double *)out[i] + e, &not_written_bits, sizeof(double));
+    }
 }
 
-/* The statistics a real forward pass saves: c->saved_kernel's mean and rstd on the case's x,
- * gamma, beta and eps (its y is dropped). A non-centring op's mean, which its kernels need not
- * write, is left at 0 (rmsnorm-bwd reads rstd only). */
+static void free_outputs(const ln_op_info *op, void **out, int keep)
+{
+    for (size_t i = 0; i < op->n_roles; i++)
+        if ((int)i != keep) free(out[i]);
+}
+
+/* The statistics a real forward pass saves: c->saved_kernel's (a kernel of the forward op) on
+ * the case's inputs and eps, its outputs dropped. A statistic the forward op does not judge (a
+ * non-centring op's mean, which its kernels need not write) starts at 0, a judged one at NaN:
+ * a forward kernel that returns no rstd gives the backward kernels NaN, never a made-up value. */
 static int saved_by_kernel(const ln_case *c, ln_prepared *p)
 {
     const ln_kernel *k = c->saved_kernel;
-    ln_op forward = ln_op_centres(c->op) ? LN_OP_LAYERNORM : LN_OP_RMSNORM;
-    if (k->op != forward || k->dtype != c->dtype) {
+    const ln_op_info *op = op_of(c), *fwd = &ln_ops[op->forward];
+    if (k->op != op->forward || k->dtype != c->dtype) {
         fprintf(stderr, "lnbench: saved statistics: %s is a %s %s kernel; this case needs %s %s\n", k->name,
-                ln_fmt(k->dtype)->name, ln_op_name(k->op), ln_fmt(c->dtype)->name, ln_op_name(forward));
+                ln_fmt(k->dtype)->name, ln_op_name(k->op), ln_fmt(c->dtype)->name, fwd->name);
         return -1;
     }
-    void *y = malloc(elements(c) * ln_fmt(c->dtype)->size);
-    if (!y) {
-        fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu\n", c->rows, c->D);
-        return -1;
+    void *out[LN_MAX_ROLES];
+    alloc_outputs(c, fwd, out);
+    for (size_t i = 0; i < fwd->n_roles; i++) {
+        int j = role_index(op, fwd->roles[i].name);
+        if (fwd->roles[i].kind != LN_ROLE_STAT || j < 0 || op->roles[j].kind != LN_ROLE_SAVED) continue;
+        for (size_t r = 0; r < c->rows; r++) ((double *)out[i])[r] = fwd->roles[i].flags & LN_ROLE_JUDGED ? NAN : 0;
     }
-    for (size_t r = 0; r < c->rows; r++) p->given_mean[r] = 0, p->given_rstd[r] = NAN;
-    (void)run_forward(k, p, y, p->given_mean, p->given_rstd); /* a write is named; the inputs stay pristine */
-    free(y);
+    (void)run_kernel(k, fwd, p, out); /* a write is named; the inputs stay pristine */
+    for (size_t i = 0; i < fwd->n_roles; i++) {
+        int j = role_index(op, fwd->roles[i].name);
+        if (fwd->roles[i].kind == LN_ROLE_STAT && j >= 0 && op->roles[j].kind == LN_ROLE_SAVED)
+            memcpy(p->role[j].data, out[i], c->rows * sizeof(double));
+    }
+    free_outputs(fwd, out, -1);
     return 0;
 }
 
-/* Backward: dy normal with a seed of its own, then the reference of dx, dgamma, dbeta. */
-static int prepare_backward(const ln_case *c, ln_prepared *p)
+/* The reference entry points of ops.def, by op: the op's reference, and for the backward ops
+ * the one that takes the saved statistics as given. */
+static const struct {
+    ln_ref_op *reference, *saved;
+} references[LN_NOPS] = {
+#define LN_OP(NAME, name, title, forward, centres, bytes, affine, mem, ref, saved, ...) {ref, saved},
+#include "ops.def"
+#undef LN_OP
+};
+
+/* A statistic of the reference's by the name of the role that carries it. */
+static double ref_stat(const ln_ref_stats *s, const char *name) { return !strcmp(name, "mean") ? s->mean : s->rstd; }
+
+/* The per-column outputs' condition numbers (dgamma_kappa, dbeta_kappa): sum over the rows of
+ * |dy xhat| (the gain's gradient) and |dy| (the bias's), over the largest exact output. */
+static void column_kappas(const ln_case *c, ln_prepared *p)
 {
+    if (!p->dy || !p->dg_hi || !p->db_hi) return;
     ln_dtype t = c->dtype;
-    size_t n = elements(c), size = ln_fmt(t)->size;
-    p->dy = malloc(n * size);
-    p->dg_ref = malloc(c->D * size), p->db_ref = malloc(c->D * size);
-    p->dg_hi = malloc(c->D * sizeof(double)), p->dg_lo = malloc(c->D * sizeof(double));
-    p->db_hi = malloc(c->D * sizeof(double)), p->db_lo = malloc(c->D * sizeof(double));
-    p->given_mean = malloc(c->rows * sizeof(double)), p->given_rstd = malloc(c->rows * sizeof(double));
-    p->dxs_ref = malloc(n * size), p->dxs_hi = malloc(n * sizeof(double)), p->dxs_lo = malloc(n * sizeof(double));
-    if (!p->dy || !p->dg_ref || !p->db_ref || !p->dg_hi || !p->dg_lo || !p->db_hi || !p->db_lo || !p->given_mean ||
-        !p->given_rstd || !p->dxs_ref || !p->dxs_hi || !p->dxs_lo) {
-        fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu\n", c->rows, c->D);
-        ln_prepared_free(p);
-        return -1;
-    }
-    ln_dist normal = {.kind = LN_DIST_NORMAL};
-    ln_dist_fill(&normal, t, c->rows, c->D, c->seed ^ 0x9e3779b97f4a7c15u, p->dy);
-    ln_ref_bwd_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, c->eps, p->y_ref, p->y_hi, p->y_lo,
-                    p->dg_ref, p->dg_hi, p->dg_lo, p->db_ref, p->db_hi, p->db_lo, p->stats);
     double abs_dg = 0, abs_db = 0, max_dg = 0, max_db = 0;
     for (size_t j = 0; j < c->D; j++) {
         double sg = 0, sb = 0;
@@ -220,20 +282,6 @@ static int prepare_backward(const ln_case *c, ln_prepared *p)
         max_dg = fmax(max_dg, fabs(p->dg_hi[j])), max_db = fmax(max_db, fabs(p->db_hi[j]));
     }
     p->dgamma_kappa = abs_dg / max_dg, p->dbeta_kappa = abs_db / max_db;
-    if (c->saved_kernel) {
-        if (saved_by_kernel(c, p) != 0) {
-            ln_prepared_free(p);
-            return -1;
-        }
-    } else
-        for (size_t r = 0; r < c->rows; r++) {
-            double m = p->stats[r].mean, rs = p->stats[r].rstd;
-            p->given_mean[r] = c->saved_f32 ? (float)m : m;
-            p->given_rstd[r] = c->saved_f32 ? (float)rs : rs;
-        }
-    ln_ref_bwd_saved_rows(ln_op_centres(c->op), t, c->rows, c->D, p->x, p->dy, p->gamma, p->given_mean, p->given_rstd,
-                          p->dxs_ref, p->dxs_hi, p->dxs_lo);
-    return 0;
 }
 
 double ln_case_bytes(ln_op op, ln_dtype t, size_t rows, size_t D)
@@ -241,8 +289,114 @@ double ln_case_bytes(ln_op op, ln_dtype t, size_t rows, size_t D)
     double es = (double)ln_fmt(t)->size, n = (double)rows * (double)D;
     /* measured at D = 1e5 .. 4e5 (f32, f64, bf16): forward 28-31 bytes per element of the case
      * and 146-151 per element of the row the reference works on; backward 52 and 268-273 */
-    if (ln_op_is_backward(op)) return n * (7 * es + 40) + (double)D * 320;
-    return n * (4 * es + 24) + (double)D * 176;
+    const ln_op_info *o = &ln_ops[op];
+    return n * (o->mem_elements * es + o->mem_bytes) + (double)D * o->mem_row_bytes;
+}
+
+/* The arrays of p by name (accuracy.h), for the readers that know their op: to_roles 0 names
+ * the role arrays; 1 takes the role arrays from the names, for a case built by hand. */
+static void link_names(ln_prepared *p, int to_roles)
+{
+    const ln_op_info *op = op_of(&p->c);
+#define LINK(role_field, named) (to_roles ? (void)((role_field) = (named)) : (void)((named) = (role_field)))
+    static const char *const inputs[] = {"x", "gamma", "beta", "dy", "mean", "rstd"};
+    void **in_names[] = {&p->x, &p->gamma, &p->beta, &p->dy, (void **)&p->given_mean, (void **)&p->given_rstd};
+    for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+        int i = role_index(op, inputs[k]);
+        if (i >= 0 && op->roles[i].kind != LN_ROLE_STAT) LINK(p->role[i].data, *in_names[k]);
+    }
+    int i = role_index(op, "dgamma");
+    if (i >= 0) LINK(p->role[i].ref, p->dg_ref), LINK(p->role[i].hi, p->dg_hi), LINK(p->role[i].lo, p->dg_lo);
+    if ((i = role_index(op, "dbeta")) >= 0)
+        LINK(p->role[i].ref, p->db_ref), LINK(p->role[i].hi, p->db_hi), LINK(p->role[i].lo, p->db_lo);
+    i = first_output(op);
+    LINK(p->role[i].ref, p->y_ref), LINK(p->role[i].hi, p->y_hi), LINK(p->role[i].lo, p->y_lo);
+    LINK(p->role[i].sref, p->dxs_ref), LINK(p->role[i].shi, p->dxs_hi), LINK(p->role[i].slo, p->dxs_lo);
+#undef LINK
+}
+
+/* p itself when its role arrays are set (ln_prepare), else a copy in *tmp whose role arrays are
+ * its named ones (a case built by hand: x, gamma, beta, y_ref, ...). */
+static const ln_prepared *with_roles(const ln_prepared *p, ln_prepared *tmp)
+{
+    if (p->role[0].data) return p;
+    *tmp = *p;
+    link_names(tmp, 1);
+    return tmp;
+}
+
+/* Allocates every array of p's roles; 0, or -1 when out of memory. Optional inputs are given
+ * with c->affine only. */
+static int alloc_roles(const ln_case *c, ln_prepared *p)
+{
+    const ln_op_info *op = op_of(c);
+    int out0 = first_output(op), ok = 1;
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        ln_role_data *d = &p->role[i];
+        size_t n = role_count(c, r->shape), bytes = role_bytes(c, r);
+        if (r->kind == LN_ROLE_IN && (!(r->flags & LN_ROLE_OPT) || c->affine)) ok &= !!(d->data = malloc(bytes));
+        if (r->kind == LN_ROLE_SAVED) ok &= !!(d->data = malloc(bytes));
+        if (r->kind != LN_ROLE_OUT) continue;
+        d->ref = malloc(bytes), d->hi = malloc(n * sizeof(double)), d->lo = malloc(n * sizeof(double));
+        ok &= d->ref && d->hi && d->lo;
+        if ((int)i == out0 && references[c->op].saved) {
+            d->sref = malloc(bytes), d->shi = malloc(n * sizeof(double)), d->slo = malloc(n * sizeof(double));
+            ok &= d->sref && d->shi && d->slo;
+        }
+    }
+    link_names(p, 0);
+    return ok ? 0 : -1;
+}
+
+/* The inputs other than x and the affine ones: each further rows x D input (dy) normal with a
+ * seed of its own. */
+static void fill_other_inputs(const ln_case *c, ln_prepared *p)
+{
+    const ln_op_info *op = op_of(c);
+    uint64_t salt = 0;
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        if (r->kind != LN_ROLE_IN || r->shape != LN_SHAPE_ROWS_D || p->role[i].data == p->x) continue;
+        ln_dist normal = {.kind = LN_DIST_NORMAL};
+        salt += 0x9e3779b97f4a7c15u;
+        ln_dist_fill(&normal, c->dtype, c->rows, c->D, c->seed ^ salt, p->role[i].data);
+    }
+}
+
+/* The saved statistics: the exact ones rounded to double (or to fp32 with saved_f32), or
+ * c->saved_kernel's. */
+static int fill_saved(const ln_case *c, ln_prepared *p)
+{
+    const ln_op_info *op = op_of(c);
+    if (c->saved_kernel) return saved_by_kernel(c, p);
+    for (size_t i = 0; i < op->n_roles; i++) {
+        if (op->roles[i].kind != LN_ROLE_SAVED) continue;
+        double *s = p->role[i].data;
+        for (size_t r = 0; r < c->rows; r++) {
+            double v = ref_stat(&p->stats[r], op->roles[i].name);
+            s[r] = c->saved_f32 ? (float)v : v;
+        }
+    }
+    return 0;
+}
+
+/* Calls the op's reference (saved: the second one, into sref, shi, slo) on p's inputs. */
+static void call_reference(const ln_case *c, ln_prepared *p, int saved)
+{
+    const ln_op_info *op = op_of(c);
+    const void *in[LN_MAX_ROLES];
+    ln_ref_out out[LN_MAX_ROLES];
+    size_t ni = 0, no = 0;
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        ln_role_data *d = &p->role[i];
+        if (r->kind == LN_ROLE_IN || r->kind == LN_ROLE_SAVED) in[ni++] = d->data;
+        if (r->kind == LN_ROLE_OUT)
+            out[no++] = saved ? (ln_ref_out){d->sref, d->shi, d->slo} : (ln_ref_out){d->ref, d->hi, d->lo};
+    }
+    (saved ? references[c->op].saved : references[c->op].reference)(c->dtype, c->rows, c->D, c->eps, in, out,
+                                                                    saved ? NULL : p->stats);
 }
 
 int ln_prepare(const ln_case *c, ln_prepared *p)
@@ -252,7 +406,7 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     p->dgamma_kappa = p->dbeta_kappa = NAN;
     ln_dtype t = c->dtype;
     size_t n = elements(c), size = ln_fmt(t)->size;
-    if (c->D == 0 || c->rows == 0 || n / c->D != c->rows || n > ((size_t)-1) / 32) {
+    if (c->D == 0 || c->rows == 0 || n / c->D != c->rows || n > ((size_t)-1) / 32 || (unsigned)c->op >= LN_NOPS) {
         fprintf(stderr, "lnbench: a case of %zu rows x %zu is not possible\n", c->rows, c->D);
         return -1;
     }
@@ -261,21 +415,16 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
                 c->dist.file_D, c->rows, c->D);
         return -1;
     }
-    p->x = malloc(n * size);
-    p->y_ref = malloc(n * size);
-    p->y_hi = malloc(n * sizeof *p->y_hi);
-    p->y_lo = malloc(n * sizeof *p->y_lo);
+    const ln_op_info *op = op_of(c);
+    int roles_ok = alloc_roles(c, p) == 0;
     p->stats = malloc(c->rows * sizeof *p->stats);
     p->input = malloc(c->rows);
     p->run = calloc(1, sizeof *p->run);
-    if (p->run) p->run->mean = malloc(c->rows * sizeof(double)), p->run->rstd = malloc(c->rows * sizeof(double));
+    if (p->run)
+        for (size_t i = 0; i < op->n_roles; i++)
+            if (op->roles[i].kind == LN_ROLE_STAT) roles_ok &= !!(p->run->stat[i] = malloc(c->rows * sizeof(double)));
     double *drawn = malloc(n * sizeof *drawn);
-    if (c->affine) {
-        p->gamma = malloc(c->D * size);
-        p->beta = malloc(c->D * size);
-    }
-    if (!p->x || !p->y_ref || !p->y_hi || !p->y_lo || !p->stats || !p->input || !drawn || !p->run || !p->run->mean ||
-        !p->run->rstd || (c->affine && (!p->gamma || !p->beta))) {
+    if (!roles_ok || !p->x || !p->stats || !p->input || !drawn || !p->run) {
         fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu %s\n", c->rows, c->D, ln_fmt(t)->name);
         free(drawn);
         ln_prepared_free(p);
@@ -284,8 +433,8 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     if (c->affine) {
         ln_affine_fill(t, c->D, c->seed, c->gamma_src ? NULL : p->gamma, c->beta_src ? NULL : p->beta);
         for (size_t i = 0; i < c->D; i++) {
-            if (c->gamma_src) ln_store(t, p->gamma, i, c->gamma_src[i]);
-            if (c->beta_src) ln_store(t, p->beta, i, c->beta_src[i]);
+            if (c->gamma_src && p->gamma) ln_store(t, p->gamma, i, c->gamma_src[i]);
+            if (c->beta_src && p->beta) ln_store(t, p->beta, i, c->beta_src[i]);
         }
     }
     ln_dist_draw(&c->dist, t, c->rows, c->D, c->seed, drawn);
@@ -293,28 +442,36 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     for (size_t r = 0; r < c->rows; r++)
         p->input[r] = (unsigned char)classify_row(t, drawn + r * c->D, (const char *)p->x + r * c->D * size, c->D);
     free(drawn);
-    if (ln_op_is_backward(c->op)) return prepare_backward(c, p);
-    for (size_t r = 0; r < c->rows; r++)
-        (c->op == LN_OP_RMSNORM ? ln_ref_rms_row : ln_ref_row)(t, c->D, (const char *)p->x + r * c->D * size, p->gamma,
-                                                               p->beta, c->eps, (char *)p->y_ref + r * c->D * size,
-                                                               p->y_hi + r * c->D, p->y_lo + r * c->D, &p->stats[r]);
+    fill_other_inputs(c, p);
+    call_reference(c, p, 0);
+    column_kappas(c, p);
+    if (references[c->op].saved) {
+        if (fill_saved(c, p) != 0) {
+            ln_prepared_free(p);
+            return -1;
+        }
+        call_reference(c, p, 1);
+    }
     return 0;
 }
 
 void ln_prepared_free(ln_prepared *p)
 {
-    free(p->x);
-    free(p->gamma);
-    free(p->beta);
-    free(p->y_ref);
-    free(p->y_hi);
-    free(p->y_lo);
+    if (!p->role[0].data) { /* a case built by hand owns the arrays it named */
+        free(p->x), free(p->gamma), free(p->beta), free(p->dy), free(p->y_ref), free(p->y_hi), free(p->y_lo);
+        free(p->dg_ref), free(p->dg_hi), free(p->dg_lo), free(p->db_ref), free(p->db_hi), free(p->db_lo);
+        free(p->given_mean), free(p->given_rstd), free(p->dxs_ref), free(p->dxs_hi), free(p->dxs_lo);
+    }
+    for (size_t i = 0; i < LN_MAX_ROLES; i++) {
+        ln_role_data *d = &p->role[i];
+        free(d->data), free(d->ref), free(d->hi), free(d->lo), free(d->sref), free(d->shi), free(d->slo);
+    }
     free(p->stats);
     free(p->input);
-    free(p->dy), free(p->dg_ref), free(p->db_ref);
-    free(p->dg_hi), free(p->dg_lo), free(p->db_hi), free(p->db_lo);
-    free(p->given_mean), free(p->given_rstd), free(p->dxs_ref), free(p->dxs_hi), free(p->dxs_lo);
-    if (p->run) free(p->run->mean), free(p->run->rstd), free(p->run);
+    if (p->run) {
+        for (size_t i = 0; i < LN_MAX_ROLES; i++) free(p->run->stat[i]);
+        free(p->run);
+    }
     memset(p, 0, sizeof *p);
 }
 
@@ -386,6 +543,9 @@ static void measure_tensor(const ln_prepared *p, const tensor_ref *R, const void
     e->max_ulp = e->mean_ulp = e->max_norm = NAN;
     e->worst_x = e->worst_y = e->worst_y_exact = NAN;
     e->mean_relerr = e->rstd_relerr = NAN;
+    for (size_t i = 0; i < LN_MAX_ROLES; i++)
+        e->role[i].max_ulp = e->role[i].max_norm = e->role[i].relerr = e->role[i].saved_max_ulp =
+            e->role[i].saved_max_norm = NAN;
     for (size_t r = 0; r < R->rows; r++) {
         for (size_t i = 0; i < R->D; i++) {
             size_t k = r * R->D + i;
@@ -427,9 +587,6 @@ void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e)
     measure_tensor(p, &R, y, e);
 }
 
-/* Marks a statistic the kernel did not write: a NaN with a payload no arithmetic produces. */
-static const uint64_t not_written_bits = 0x7ff4dead5eed0001u;
-
 static int not_written(double v)
 {
     uint64_t b;
@@ -437,12 +594,13 @@ static int not_written(double v)
     return b == not_written_bits;
 }
 
-/* Row r's error of a returned statistic, divided by the row's scale; Inf for an unwritten value,
- * or a NaN where the reference has a number (or the reverse). */
-static double stat_row_error(const ln_prepared *p, const double *got, size_t r, int is_mean)
+/* Row r's error of a returned statistic (the role called name), divided by the row's scale; Inf
+ * for an unwritten value, or a NaN where the reference has a number (or the reverse). */
+static double stat_row_error(const ln_prepared *p, const double *got, size_t r, const char *name)
 {
     const ln_ref_stats *s = &p->stats[r];
-    double want = is_mean ? s->mean : s->rstd;
+    int is_mean = !strcmp(name, "mean");
+    double want = ref_stat(s, name);
     /* mean: relative to the row's scale max(|mean|, sigma), so a mean near 0 (a sum that
      * cancels) is judged against the spread it is subtracted from; rstd: relative. */
     double scale = is_mean ? fmax(fabs(s->mean), sqrt(s->var + p->c.eps)) : fabs(s->rstd);
@@ -461,49 +619,26 @@ static int any_written(const ln_prepared *p, const double *got)
 
 /* Largest error of a returned statistic over the rows; NaN when no row was written (the kernel
  * returns none), Inf for a NaN or an unwritten row among written ones. */
-static double stat_error(const ln_prepared *p, const double *got, int is_mean)
+static double stat_error(const ln_prepared *p, const double *got, const char *name)
 {
     if (!any_written(p, got)) return NAN;
     double worst = 0;
-    for (size_t r = 0; r < p->c.rows; r++) worst = fmax(worst, stat_row_error(p, got, r, is_mean));
+    for (size_t r = 0; r < p->c.rows; r++) worst = fmax(worst, stat_row_error(p, got, r, name));
     return worst;
 }
 
-/* A backward kernel from the given statistics (the exact ones rounded to double, or to fp32 with
- * saved_f32, or a forward kernel's with saved_kernel), dx into y, measured against both
- * references; dgamma and dbeta as one row of D each. */
-static const char *measure_backward(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *dx)
+/* The results files' per-role columns from e->role (NaN where the op has no such role). */
+static void named_columns(const ln_op_info *op, ln_errors *e)
 {
-    const ln_case *c = &p->c;
-    size_t size = ln_fmt(c->dtype)->size;
-    void *dg = malloc(c->D * size), *db = malloc(c->D * size);
-    if (!dg || !db) ln_die("out of memory");
-    for (size_t i = 0; i < c->D; i++) ln_store(c->dtype, dg, i, NAN), ln_store(c->dtype, db, i, NAN);
-    ln_args a = {.rows = c->rows, .D = c->D, .eps = c->eps, .dx = dx, .dgamma = dg, .dbeta = db};
-    guarded g[MAX_GUARDED];
-    size_t ng = guard_inputs(p, g);
-    /* the saved statistics are inputs here: given as copies too */
-    g[ng++] = (guarded){"mean", p->given_mean, NULL, c->rows * sizeof(double)};
-    g[ng++] = (guarded){"rstd", p->given_rstd, NULL, c->rows * sizeof(double)};
-    span outs[] = {{dx, elements(c) * size}, {dg, c->D * size}, {db, c->D * size}};
-    const char *wrote = guarded_call(k, &a, outs, 3, g, ng);
-    tensor_ref dg_ref = {.rows = 1, .D = c->D, .ref = p->dg_ref, .hi = p->dg_hi, .lo = p->dg_lo};
-    tensor_ref db_ref = {.rows = 1, .D = c->D, .ref = p->db_ref, .hi = p->db_hi, .lo = p->db_lo};
-    tensor_ref dxs_ref = {.rows = c->rows, .D = c->D, .ref = p->dxs_ref, .hi = p->dxs_hi, .lo = p->dxs_lo};
-    ln_errors t;
-    measure_tensor(p, &dg_ref, dg, &t);
-    double dg_ulp = t.max_ulp, dg_norm = t.max_norm;
-    measure_tensor(p, &db_ref, db, &t);
-    ln_errors s;
-    measure_tensor(p, &dxs_ref, dx, &s);
-    ln_measure_output(p, dx, e);
-    e->dx_saved_max_ulp = s.max_ulp, e->dx_saved_max_norm = s.max_norm;
-    e->dgamma_max_ulp = dg_ulp, e->dgamma_max_norm = dg_norm;
-    e->dbeta_max_ulp = t.max_ulp, e->dbeta_max_norm = t.max_norm;
-    e->mean_relerr = e->rstd_relerr = NAN;
-    free(dg);
-    free(db);
-    return wrote;
+    int i;
+    e->mean_relerr = (i = role_index(op, "mean")) >= 0 ? e->role[i].relerr : NAN;
+    e->rstd_relerr = (i = role_index(op, "rstd")) >= 0 ? e->role[i].relerr : NAN;
+    e->dgamma_max_ulp = (i = role_index(op, "dgamma")) >= 0 ? e->role[i].max_ulp : NAN;
+    e->dgamma_max_norm = i >= 0 ? e->role[i].max_norm : NAN;
+    e->dbeta_max_ulp = (i = role_index(op, "dbeta")) >= 0 ? e->role[i].max_ulp : NAN;
+    e->dbeta_max_norm = i >= 0 ? e->role[i].max_norm : NAN;
+    i = first_output(op);
+    e->dx_saved_max_ulp = e->role[i].saved_max_ulp, e->dx_saved_max_norm = e->role[i].saved_max_norm;
 }
 
 void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out)
@@ -511,36 +646,44 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
     const ln_case *c = &p->c;
     if (k->dtype != c->dtype)
         ln_die("%s is a %s kernel, the case is %s", k->name, ln_fmt(k->dtype)->name, ln_fmt(c->dtype)->name);
-    size_t n = elements(c);
-    void *y = y_out ? y_out : malloc(n * ln_fmt(c->dtype)->size);
-    double *mean = malloc(c->rows * sizeof *mean), *rstd = malloc(c->rows * sizeof *rstd);
-    if (!y || !mean || !rstd) ln_die("out of memory");
-    /* NaN in every output first, so an element the kernel forgets to write is a mismatch. */
-    for (size_t i = 0; i < n; i++) ln_store(c->dtype, y, i, NAN);
-    for (size_t r = 0; r < c->rows; r++) {
-        memcpy(&mean[r], &not_written_bits, sizeof mean[r]);
-        rstd[r] = mean[r];
-    }
     if (k->op != c->op) ln_die("%s computes %s, the case is %s", k->name, ln_op_name(k->op), ln_op_name(c->op));
-    const char *wrote;
-    if (ln_op_is_backward(c->op)) {
-        wrote = measure_backward(k, p, e, y);
-    } else {
-        wrote = run_forward(k, p, y, mean, rstd);
-        ln_measure_output(p, y, e);
-        e->mean_relerr = stat_error(p, mean, 1);
-        e->rstd_relerr = stat_error(p, rstd, 0);
+    const ln_op_info *op = op_of(c);
+    int out0 = first_output(op);
+    void *out[LN_MAX_ROLES];
+    ln_prepared tmp;
+    p = with_roles(p, &tmp);
+    alloc_outputs(c, op, out);
+    const char *wrote = run_kernel(k, op, p, out);
+    /* every output against its reference (the first one's metrics are e's own), every returned
+     * statistic against the reference's */
+    ln_measure_output(p, out[out0], e);
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        const ln_role_data *d = &p->role[i];
+        ln_errors t;
+        if (r->kind == LN_ROLE_STAT) e->role[i].relerr = stat_error(p, out[i], r->name);
+        if (r->kind != LN_ROLE_OUT) continue;
+        size_t rows = r->shape == LN_SHAPE_ROWS_D ? c->rows : 1;
+        if ((int)i != out0) {
+            measure_tensor(p, &(tensor_ref){.rows = rows, .D = c->D, .ref = d->ref, .hi = d->hi, .lo = d->lo}, out[i],
+                           &t);
+            e->role[i].max_ulp = t.max_ulp, e->role[i].max_norm = t.max_norm;
+        } else e->role[i].max_ulp = e->max_ulp, e->role[i].max_norm = e->max_norm;
+        if (d->sref) {
+            measure_tensor(p, &(tensor_ref){.rows = rows, .D = c->D, .ref = d->sref, .hi = d->shi, .lo = d->slo},
+                           out[i], &t);
+            e->role[i].saved_max_ulp = t.max_ulp, e->role[i].saved_max_norm = t.max_norm;
+        }
     }
+    named_columns(op, e);
     if (p->run) { /* for ln_judge */
         p->run->k = k, p->run->wrote = wrote;
-        memcpy(p->run->mean, mean, c->rows * sizeof *mean);
-        memcpy(p->run->rstd, rstd, c->rows * sizeof *rstd);
+        for (size_t i = 0; i < op->n_roles; i++)
+            if (op->roles[i].kind == LN_ROLE_STAT) memcpy(p->run->stat[i], out[i], c->rows * sizeof(double));
     }
-    free(mean);
-    free(rstd);
-    if (!y_out) free(y);
+    if (y_out) memcpy(y_out, out[out0], elements(c) * ln_fmt(c->dtype)->size);
+    free_outputs(op, out, -1);
 }
-
 void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
 {
     const ln_case *c = &p->c;
@@ -578,7 +721,7 @@ static double bound_of_facts(const ln_kernel *k, const ln_prepared *p, size_t r,
 {
     if (!k->bound) return NAN;
     /* A backward bound carries gamma in its kappa (docs/ops.md): no affine factor on top. */
-    double b = k->bound(p->c.D, p->stats[r].kappa) * (ln_op_is_backward(k->op) ? 1 : ln_affine_factor(f));
+    double b = k->bound(p->c.D, p->stats[r].kappa) * (ln_ops[k->op].affine_bound ? ln_affine_factor(f) : 1);
     return isfinite(b) ? b : NAN;
 }
 
@@ -589,8 +732,8 @@ const char *ln_row_contract(const ln_kernel *k, const ln_prepared *p, size_t r, 
     /* Backward bounds are stated for the exact statistics rounded to double; rounded to fp32 they
      * move dx by up to kappa_f 2^-24 before any kernel arithmetic, and a forward kernel's
      * statistics by its own error (docs/ops.md). */
-    if (ln_op_is_backward(p->c.op) && p->c.saved_f32) return "saved-stats-f32";
-    if (ln_op_is_backward(p->c.op) && p->c.saved_kernel) return "saved-stats-kernel";
+    if (references[p->c.op].saved && p->c.saved_f32) return "saved-stats-f32";
+    if (references[p->c.op].saved && p->c.saved_kernel) return "saved-stats-kernel";
     ln_row_facts f;
     ln_row_facts_of(p, r, &f); /* once: it is a pass over the row, the cost of a hunt's candidate */
     *bound = bound_of_facts(k, p, r, &f);
@@ -628,14 +771,17 @@ static int bound_condition(const char *dom) { return !strcmp(dom, "bound-vacuous
 static int stats_break(const ln_prepared *p, const ln_run_record *run, size_t r, double bound, const char **what,
                        double *error, double *limit)
 {
+    const ln_op_info *op = op_of(&p->c);
     double u = ln_unit_roundoff(p->c.dtype), tol = isnan(bound) ? INFINITY : fmax(bound, 1);
-    for (int is_mean = ln_op_centres(p->c.op); is_mean >= 0; is_mean--) {
-        const double *got = is_mean ? run->mean : run->rstd;
-        double want = is_mean ? p->stats[r].mean : p->stats[r].rstd;
+    for (size_t i = 0; i < op->n_roles; i++) { /* the judged statistics, in the table's order */
+        const ln_role *role = &op->roles[i];
+        if (role->kind != LN_ROLE_STAT || !(role->flags & LN_ROLE_JUDGED)) continue;
+        const double *got = run->stat[i];
+        double want = ref_stat(&p->stats[r], role->name);
         if (!any_written(p, got)) continue;
-        double err = stat_row_error(p, got, r, is_mean) / u;
+        double err = stat_row_error(p, got, r, role->name) / u;
         if ((isfinite(want) && !isfinite(got[r])) || err > tol) {
-            *what = is_mean ? "mean" : "rstd", *error = err, *limit = tol;
+            *what = role->name, *error = err, *limit = tol;
             return 1;
         }
     }
@@ -651,7 +797,7 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
                       .error = NAN,
                       .failed_on = ""};
     const ln_run_record *run = p->run && p->run->k == k ? p->run : NULL;
-    const char *output = ln_op_is_backward(p->c.op) ? "dx" : "y";
+    const char *output = op_of(&p->c)->roles[first_output(op_of(&p->c))].name;
     double worst_ratio = -1, case_bound = 0, worst_bound = NAN, worst_error = NAN, error_aside = NAN;
     const char *first_aside = NULL, *worst_domain = NULL, *worst_on = "";
     int broke_promise = 0;
@@ -667,8 +813,7 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
         int broken = finite_input && mismatch &&
                      (!dom || bound_condition(dom) || (k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0));
         if (!dom && k->bound && error > bound) broken = 1;
-        if (!broken && !dom && run && !ln_op_is_backward(p->c.op) &&
-            stats_break(p, run, r, k->bound ? bound : NAN, &on, &error, &limit))
+        if (!broken && !dom && run && stats_break(p, run, r, k->bound ? bound : NAN, &on, &error, &limit))
             broken = 1, bound = limit;
         if (dom) {
             v->rows_set_aside++;

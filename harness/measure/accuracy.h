@@ -34,25 +34,39 @@ typedef struct {
 typedef enum { LN_INPUT_OK, LN_INPUT_OVERFLOW, LN_INPUT_UNDERFLOW, LN_INPUT_COLLAPSED, LN_INPUT_NONFINITE } ln_input;
 extern const char *const ln_input_names[]; /* "ok", "overflow", "underflow", "collapsed", "nonfinite" */
 
+/* One tensor of a case, by its role (ln_ops[op].roles[i]): an input's values (LN_ROLE_IN,
+ * LN_ROLE_SAVED; NULL for an optional input the case leaves out); an output's reference, correctly
+ * rounded (ref) and exact (hi + lo), and for the first output of an op with a second reference
+ * (the backward ops' dx from the statistics as given) that one too (sref, shi, slo). */
+typedef struct {
+    void *data;
+    void *ref;
+    double *hi, *lo;
+    void *sref;
+    double *shi, *slo;
+} ln_role_data;
+
 typedef struct {
     ln_case c;
-    void *x, *gamma, *beta; /* inputs in c.dtype (gamma, beta NULL when !affine) */
-    unsigned char *input;   /* per row, an ln_input; NULL: every row ok */
-    void *y_ref;            /* correctly rounded reference, c.dtype */
-    double *y_hi, *y_lo;    /* exact values, rows x D */
-    ln_ref_stats *stats;    /* per row */
-    /* backward ops: y_ref, y_hi, y_lo above hold dx; dy the upstream gradient (normal, its own
-     * seed); dgamma and dbeta (D each) their references and exact values */
-    void *dy, *dg_ref, *db_ref;
+    ln_role_data role[LN_MAX_ROLES]; /* by the op's roles (kernels/ops.def); owns the arrays */
+    unsigned char *input;            /* per row, an ln_input; NULL: every row ok */
+    ln_ref_stats *stats;             /* per row */
+    /* The same arrays by name (NULL where the op has no such role), for readers that know which
+     * op they hold: inputs x, gamma, beta (NULL when !affine) and dy; the first output's reference
+     * in y_ref, y_hi, y_lo (y, or dx for the backward ops); dgamma's and dbeta's in dg_*, db_*;
+     * the saved statistics given to the kernels, and the first output's reference with them
+     * taken as exact (dxs_*). */
+    void *x, *gamma, *beta, *dy;
+    void *y_ref;
+    double *y_hi, *y_lo;
+    void *dg_ref, *db_ref;
     double *dg_hi, *dg_lo, *db_hi, *db_lo;
-    /* their normwise condition numbers: max_j sum_rows |dy xhat| / max_j |dgamma_j|, and
-     * max_j sum_rows |dy| / max_j |dbeta_j| (NaN for forward cases) */
-    double dgamma_kappa, dbeta_kappa;
-    /* the statistics given to the kernels (rows each), and dx's reference with them taken as
-     * exact (ln_ref_bwd_saved_rows) */
     double *given_mean, *given_rstd;
     void *dxs_ref;
     double *dxs_hi, *dxs_lo;
+    /* normwise condition numbers of the per-column outputs (dgamma, dbeta): max_j sum_rows |dy
+     * xhat| / max_j |dgamma_j|, and max_j sum_rows |dy| / max_j |dbeta_j| (NaN for forward cases) */
+    double dgamma_kappa, dbeta_kappa;
     /* What the last ln_measure_kernel on this case saw of its kernel beyond y, for ln_judge:
      * NULL on a case built by hand (nothing more is then judged). */
     struct ln_run_record *run;
@@ -60,10 +74,10 @@ typedef struct {
 
 /* The last kernel run on a case (ln_measure_kernel) as ln_judge needs it: the statistics it
  * returned (forward ops; the not-written NaN where it wrote none) and the first const input it
- * changed ("x", "gamma", "beta", "dy", "mean", "rstd"; NULL when none). */
+ * changed (its role's name: "x", "gamma", "beta", "dy", "mean", "rstd"; NULL when none). */
 typedef struct ln_run_record {
     const ln_kernel *k;
-    double *mean, *rstd; /* rows each */
+    double *stat[LN_MAX_ROLES]; /* rows each, for the op's LN_ROLE_STAT roles (NULL for the others) */
     const char *wrote;
 } ln_run_record;
 
@@ -81,6 +95,13 @@ typedef struct {
     double dgamma_max_ulp, dgamma_max_norm, dbeta_max_ulp, dbeta_max_norm;
     /* backward: dx against the reference computed with the statistics the kernel was given */
     double dx_saved_max_ulp, dx_saved_max_norm;
+    /* The same by role (ln_ops[op].roles[i]; NaN where not measured): max_ulp and max_norm of an
+     * output (the first one's as above), relerr of a returned statistic, and the first output's
+     * against the second reference (saved_*). The named fields above are these for the roles the
+     * results files have columns for. */
+    struct {
+        double max_ulp, max_norm, relerr, saved_max_ulp, saved_max_norm;
+    } role[LN_MAX_ROLES];
 } ln_errors;
 
 /* A kernel's verdict on a case, against its contract (kernel.h): pass or fail inside the domain

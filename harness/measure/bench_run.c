@@ -17,10 +17,13 @@
 
 /* One thread's inputs and outputs, allocated and first touched by that thread. */
 typedef struct {
-    void *x, *y, *gamma, *beta;
-    void *dy, *dgb; /* backward ops: dy (a copy of x), dgamma and dbeta */
-    double *stats;  /* backward ops: the saved mean and rstd of each row (0 and 1) */
-    ln_args args;   /* its share of the case being timed */
+    /* The tensors of an op's roles (kernels/ops.def), by shape: role i of an op takes the slot of
+     * its rank among the op's roles of its shape. full[0] is x (and the probes' input), the other
+     * rows x D inputs (dy) copies of it, full[1] the probes' output; cols holds gamma and beta (a
+     * backward op's dgamma and dbeta), rows the saved statistics of each row (mean 0, rstd 1). */
+    void *full[LN_MAX_ROLES], *cols[LN_MAX_ROLES];
+    double *rows[LN_MAX_ROLES];
+    ln_args args; /* its share of the case being timed */
     size_t probe_elements;
 } thread_buffers;
 
@@ -31,7 +34,8 @@ struct ln_bench_pool {
     thread_buffers *buf; /* one per thread of the team */
     int buf_threads;     /* the thread count the buffers are sized for; 0: none yet */
     size_t buf_bytes, affine_bytes;
-    size_t bwd_rows;      /* > 0: a backward case needs dy, dgamma, dbeta and this many rows of stats */
+    size_t n_slots[3];    /* slots allocated per shape (ln_shape) */
+    size_t stat_rows;     /* rows of each per-row slot (saved statistics) */
     ln_bench_case filled; /* the case whose inputs the buffers hold (a copy: runs come and go) */
     int have_filled;
 };
@@ -64,24 +68,46 @@ static void alloc_buffers(void *ctx, int i)
 {
     ln_bench_pool *p = ((bench_run *)ctx)->p;
     thread_buffers *b = &p->buf[i];
-    b->x = alloc_touched(p->buf_bytes);
-    b->y = alloc_touched(p->buf_bytes);
-    b->gamma = alloc_touched(p->affine_bytes);
-    b->beta = alloc_touched(p->affine_bytes);
-    if (p->bwd_rows) {
-        b->dy = alloc_touched(p->buf_bytes);
-        b->dgb = alloc_touched(2 * p->affine_bytes);
-        b->stats = alloc_touched(2 * p->bwd_rows * sizeof(double));
-    }
+    for (size_t j = 0; j < p->n_slots[LN_SHAPE_ROWS_D]; j++) b->full[j] = alloc_touched(p->buf_bytes);
+    for (size_t j = 0; j < p->n_slots[LN_SHAPE_COLS]; j++) b->cols[j] = alloc_touched(p->affine_bytes);
+    for (size_t j = 0; j < p->n_slots[LN_SHAPE_ROWS]; j++) b->rows[j] = alloc_touched(p->stat_rows * sizeof(double));
 }
 
-static int is_backward(const ln_bench_case *c) { return c->what == LN_BENCH_KERNEL && ln_op_is_backward(c->k->op); }
+/* The op of a kernel's case (NULL for a probe). */
+static const ln_op_info *op_of(const ln_bench_case *c) { return c->what == LN_BENCH_KERNEL ? &ln_ops[c->k->op] : NULL; }
+
+/* The slots c's roles need, per shape: a probe reads one rows x D buffer and writes another. */
+static void slots_of(const ln_bench_case *c, size_t *n)
+{
+    const ln_op_info *op = op_of(c);
+    n[LN_SHAPE_ROWS_D] = op ? 0 : 2, n[LN_SHAPE_COLS] = n[LN_SHAPE_ROWS] = 0;
+    for (size_t i = 0; op && i < op->n_roles; i++) n[op->roles[i].shape] += op->roles[i].kind != LN_ROLE_STAT;
+}
+
+/* The buffer of role i of c's op on thread buffers b (a returned statistic has none: NULL). */
+static void *role_buffer(const ln_bench_case *c, const thread_buffers *b, size_t i)
+{
+    const ln_op_info *op = op_of(c);
+    size_t rank = 0;
+    if (op->roles[i].kind == LN_ROLE_STAT) return NULL;
+    for (size_t j = 0; j < i; j++)
+        rank += op->roles[j].shape == op->roles[i].shape && op->roles[j].kind != LN_ROLE_STAT;
+    ln_shape s = op->roles[i].shape;
+    return s == LN_SHAPE_ROWS_D ? b->full[rank] : s == LN_SHAPE_COLS ? b->cols[rank] : (void *)b->rows[rank];
+}
+
+/* Bytes moved per call as counted (kernels/ops.def: the rows x D tensors read and written; a
+ * probe reads x and writes y). */
+static double moved_bytes(const ln_bench_case *c)
+{
+    return (op_of(c) ? ln_ops[c->k->op].bytes : 2) * (double)c->xbytes;
+}
 
 static void free_buffers(ln_bench_pool *p)
 {
     for (int i = 0; i < p->buf_threads; i++) {
         thread_buffers *b = &p->buf[i];
-        free(b->x), free(b->y), free(b->gamma), free(b->beta), free(b->dy), free(b->dgb), free(b->stats);
+        for (size_t j = 0; j < LN_MAX_ROLES; j++) free(b->full[j]), free(b->cols[j]), free(b->rows[j]);
     }
     if (p->buf) memset(p->buf, 0, p->buf_threads * sizeof *p->buf); /* none before the first run */
     p->buf_threads = 0;
@@ -127,22 +153,26 @@ static size_t share_bytes(const ln_bench_case *c, int i)
 static void ensure_buffers(bench_run *r, const ln_bench_case *c)
 {
     ln_bench_pool *p = r->p;
-    size_t bytes = 64, max_D = 1, bwd_rows = 0;
+    size_t bytes = 64, max_D = 1, stat_rows = 0, slots[3] = {0, 0, 0};
     for (size_t j = 0; j < r->ncases; j++) {
         const ln_bench_case *o = &r->cases[j];
         if (o->threads != c->threads) continue;
         for (int i = 0; i < o->threads; i++) bytes = share_bytes(o, i) > bytes ? share_bytes(o, i) : bytes;
-        size_t rows = ln_bench_share(o->rows, o->threads, 0, NULL); /* share 0 is never the smaller */
-        if (is_backward(o) && rows > bwd_rows) bwd_rows = rows;
+        size_t rows = ln_bench_share(o->rows, o->threads, 0, NULL), n[3]; /* share 0 is never the smaller */
+        slots_of(o, n);
+        for (int s = 0; s < 3; s++) slots[s] = n[s] > slots[s] ? n[s] : slots[s];
+        if (n[LN_SHAPE_ROWS] && rows > stat_rows) stat_rows = rows;
         if (o->what == LN_BENCH_KERNEL) max_D = o->D > max_D ? o->D : max_D;
     }
     if (p->buf_threads == c->threads && bytes <= p->buf_bytes && max_D * sizeof(double) <= p->affine_bytes &&
-        bwd_rows <= p->bwd_rows && (!bwd_rows || p->buf[0].dy))
+        stat_rows <= p->stat_rows && slots[0] <= p->n_slots[0] && slots[1] <= p->n_slots[1] &&
+        slots[2] <= p->n_slots[2])
         return;
     free_buffers(p);
     p->buf_bytes = bytes;
     p->affine_bytes = max_D * sizeof(double);
-    p->bwd_rows = bwd_rows;
+    p->stat_rows = stat_rows;
+    memcpy(p->n_slots, slots, sizeof slots);
     ln_team_run(p->team, c->threads, alloc_buffers, r);
     p->buf_threads = c->threads;
 }
@@ -162,7 +192,7 @@ static void fill_share(void *ctx, int i)
     const ln_bench_case *c = r->current;
     thread_buffers *b = &r->p->buf[i];
     if (c->what != LN_BENCH_KERNEL) {
-        float *x = b->x; /* read as fp16 by the 16-bit probes: 0 and 1.875, as finite */
+        float *x = b->full[0]; /* read as fp16 by the 16-bit probes: 0 and 1.875, as finite */
         for (size_t j = 0; j < r->p->buf_bytes / sizeof(float); j++) x[j] = 1.0f;
         return;
     }
@@ -171,17 +201,27 @@ static void fill_share(void *ctx, int i)
     size_t row_bytes = c->D * ln_fmt(c->dtype)->size;
     size_t block = FILL_BLOCK_BYTES / row_bytes;
     block = block < 1 ? 1 : block > rows ? rows : block;
-    ln_dist_fill(c->dist, c->dtype, block, c->D, c->seed, b->x);
+    char *x = b->full[0];
+    ln_dist_fill(c->dist, c->dtype, block, c->D, c->seed, x);
     for (size_t done = block; done < rows;) {
         size_t n = done < rows - done ? done : rows - done;
-        memcpy((char *)b->x + done * row_bytes, b->x, n * row_bytes);
+        memcpy(x + done * row_bytes, x, n * row_bytes);
         done += n;
     }
-    ln_affine_fill(c->dtype, c->D, c->seed, b->gamma, b->beta);
-    if (is_backward(c)) {
-        memcpy(b->dy, b->x, rows * row_bytes);
-        for (size_t j = 0; j < rows; j++) b->stats[j] = 0, b->stats[r->p->bwd_rows + j] = 1;
+    /* the op's other inputs: per column the affine pair (gamma, then beta), per row the saved
+     * statistics of a standardised row, and every further rows x D input a copy of x */
+    const ln_op_info *op = op_of(c);
+    void *affine[2] = {NULL, NULL};
+    size_t na = 0;
+    for (size_t k = 0; k < op->n_roles; k++) {
+        const ln_role *role = &op->roles[k];
+        void *buf = role_buffer(c, b, k);
+        if (role->kind == LN_ROLE_IN && role->shape == LN_SHAPE_COLS && na < 2) affine[na++] = buf;
+        if (role->kind == LN_ROLE_IN && role->shape == LN_SHAPE_ROWS_D && buf != x) memcpy(buf, x, rows * row_bytes);
+        if (role->kind == LN_ROLE_SAVED)
+            for (size_t j = 0; j < rows; j++) ((double *)buf)[j] = !strcmp(role->name, "mean") ? 0 : 1;
     }
+    ln_affine_fill(c->dtype, c->D, c->seed, affine[0], affine[1]);
 }
 
 /* Team job, once per timed iteration: thread i's share of one call. */
@@ -193,13 +233,13 @@ static void call_share(void *ctx, int i)
     if (c->what == LN_BENCH_KERNEL) {
         if (b->args.rows) c->k->forward(&b->args);
     } else if (c->what == LN_BENCH_PROBE_COPY) {
-        ln_probe_copy(b->x, b->y, b->probe_elements);
+        ln_probe_copy(b->full[0], b->full[1], b->probe_elements);
     } else if (c->what == LN_BENCH_PROBE_STREAM) {
-        ln_probe_stream(b->x, b->y, b->probe_elements);
+        ln_probe_stream(b->full[0], b->full[1], b->probe_elements);
     } else if (c->what == LN_BENCH_PROBE_COPY_16) {
-        ln_probe_copy16(b->x, b->y, b->probe_elements);
+        ln_probe_copy16(b->full[0], b->full[1], b->probe_elements);
     } else {
-        ln_probe_stream16(b->x, b->y, b->probe_elements);
+        ln_probe_stream16(b->full[0], b->full[1], b->probe_elements);
     }
     ln_clobber_memory();
 }
@@ -215,7 +255,7 @@ static int too_slow(const bench_run *r, ln_bench_case *c)
     ln_bench_stats s;
     /* from CPU time, so that other processes taking the CPU do not change what is skipped */
     if (!ln_bench_stats_of(res, n, c->smaller, &s) || !(s.gbps_cpu > 0)) return 0;
-    double seconds = 2.0 * (double)c->xbytes / (s.gbps_cpu * 1e9);
+    double seconds = moved_bytes(c) / (s.gbps_cpu * 1e9); /* the rate counted the same bytes */
     if (seconds <= r->o->max_call_seconds) return 0;
     c->predicted_s = seconds;
     return 1;
@@ -239,18 +279,12 @@ static void prepare(bench_run *r, const ln_bench_case *c)
     p->filled = *c, p->have_filled = 1;
     for (int i = 0; i < c->threads; i++) {
         thread_buffers *b = &p->buf[i];
-        b->args = (ln_args){.rows = ln_bench_share(c->rows, c->threads, i, NULL),
-                            .D = c->D,
-                            .x = b->x,
-                            .y = b->y,
-                            .gamma = b->gamma,
-                            .beta = b->beta,
-                            .eps = c->eps,
-                            .params = c->params};
-        if (is_backward(c)) {
-            b->args.dy = b->dy, b->args.dx = b->y, b->args.y = NULL;
-            b->args.dgamma = b->dgb, b->args.dbeta = (char *)b->dgb + p->affine_bytes;
-            b->args.mean = b->stats, b->args.rstd = b->stats + p->bwd_rows;
+        b->args = (ln_args){
+            .rows = ln_bench_share(c->rows, c->threads, i, NULL), .D = c->D, .eps = c->eps, .params = c->params};
+        const ln_op_info *op = op_of(c);
+        for (size_t k = 0; op && k < op->n_roles; k++) { /* every role but the returned statistics */
+            void *buf = role_buffer(c, b, k);
+            memcpy((char *)&b->args + op->roles[k].field, &buf, sizeof buf);
         }
         b->probe_elements = ln_bench_share(c->D, c->threads, i, NULL);
     }
@@ -281,11 +315,11 @@ static void run_case(ln_gb_state *st, void *ctx)
         ln_team_step(r->p->team);
     }
     ln_team_finish(r->p->team);
-    /* x read + y written per call by all the threads together (backward: x and dy read, dx
-     * written); gamma and beta (affine_bytes), dgamma, dbeta and the saved statistics are not
-     * counted. Rates are over wall-clock time (use_real_time). */
-    ln_gb_counter(st, "bytes_per_second", (is_backward(c) ? 3.0 : 2.0) * (double)c->xbytes,
-                  LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
+    /* the rows x D tensors read and written per call by all the threads together (ops.def's
+     * bytes: x read + y written; backward: x and dy read, dx written); the per-column and per-row
+     * ones (gamma, beta, dgamma, dbeta, statistics) are not counted. Rates are over wall-clock time
+     * (use_real_time). */
+    ln_gb_counter(st, "bytes_per_second", moved_bytes(c), LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
     ln_gb_counter(st, "rows_per_second", (double)c->rows, LN_GB_RATE | LN_GB_ITERATION_INVARIANT);
 }
 
@@ -307,25 +341,37 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 
 /* One call of c's kernel on thread share a (from the caller's thread), its outputs poisoned
  * first so that an output the call leaves unwritten cannot pass for a match; with_stats: the
- * per-row mean and rstd asked for too (forward ops), which may take another path. */
+ * per-row statistics the op returns asked for too, which may take another path. Outputs are
+ * hashed in the order of the op's roles. */
 static uint64_t hash_share(const ln_bench_case *c, ln_args a, int with_stats, uint64_t h)
 {
-    size_t esize = ln_fmt(c->dtype)->size, out_bytes = a.rows * c->D * esize;
-    void *out = is_backward(c) ? a.dx : a.y;
-    double *stats = NULL;
-    memset(out, 0xa5, out_bytes);
-    if (is_backward(c)) {
-        memset(a.dgamma, 0xa5, c->D * esize), memset(a.dbeta, 0xa5, c->D * esize);
-    } else if (with_stats) {
-        if (!(stats = malloc(2 * a.rows * sizeof *stats))) ln_die("out of memory");
-        memset(stats, 0xa5, 2 * a.rows * sizeof *stats);
-        a.mean = stats, a.rstd = stats + a.rows;
+    const ln_op_info *op = op_of(c);
+    size_t esize = ln_fmt(c->dtype)->size;
+    void *mine[LN_MAX_ROLES] = {NULL};
+    size_t bytes[LN_MAX_ROLES] = {0};
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        if (r->kind == LN_ROLE_STAT && with_stats) {
+            if (!(mine[i] = malloc(a.rows * sizeof(double)))) ln_die("out of memory");
+            memcpy((char *)&a + r->field, &mine[i], sizeof mine[i]);
+        }
+        if (r->kind == LN_ROLE_OUT || (r->kind == LN_ROLE_STAT && with_stats)) {
+            bytes[i] = r->shape == LN_SHAPE_ROWS_D ? a.rows * c->D * esize
+                       : r->shape == LN_SHAPE_COLS ? c->D * esize
+                                                   : a.rows * sizeof(double);
+            void *out;
+            memcpy(&out, (char *)&a + r->field, sizeof out);
+            memset(out, 0xa5, bytes[i]);
+        }
     }
     c->k->forward(&a);
-    h = hash_bytes(h, out, out_bytes);
-    if (is_backward(c)) h = hash_bytes(hash_bytes(h, a.dgamma, c->D * esize), a.dbeta, c->D * esize);
-    if (stats) h = hash_bytes(h, stats, 2 * a.rows * sizeof *stats);
-    free(stats);
+    for (size_t i = 0; i < op->n_roles; i++)
+        if (bytes[i]) {
+            void *out;
+            memcpy(&out, (char *)&a + op->roles[i].field, sizeof out);
+            h = hash_bytes(h, out, bytes[i]);
+        }
+    for (size_t i = 0; i < op->n_roles; i++) free(mine[i]);
     return h;
 }
 
@@ -335,7 +381,9 @@ uint64_t ln_bench_output_hash(ln_bench_pool *pool, const ln_bench_case *c)
     pool_threads(pool, c->threads);
     prepare(&r, c);
     uint64_t h = 0xcbf29ce484222325ull;
-    for (int with_stats = 0; with_stats <= !is_backward(c); with_stats++)
+    int has_stats = 0;
+    for (size_t i = 0; i < op_of(c)->n_roles; i++) has_stats |= op_of(c)->roles[i].kind == LN_ROLE_STAT;
+    for (int with_stats = 0; with_stats <= has_stats; with_stats++)
         for (int i = 0; i < c->threads; i++)
             if (pool->buf[i].args.rows) h = hash_share(c, pool->buf[i].args, with_stats, h);
     return h;

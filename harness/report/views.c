@@ -10,7 +10,7 @@
 #include "results.h"
 #include "stats.h"
 
-/* Reading order: kernels/kernel.h's ln_op order, LayerNorm forward first. */
+/* Reading order: kernels/ops.def's order, LayerNorm forward first. */
 static int op_rank(const char *op)
 {
     for (int i = 0; i < LN_NOPS; i++)
@@ -27,20 +27,14 @@ const char *ln_row_op(const ln_table *t, size_t r)
 
 const char *ln_op_title(const char *op)
 {
-    static const char *const titles[LN_NOPS] = {
-        [LN_OP_LAYERNORM] = "LayerNorm",
-        [LN_OP_RMSNORM] = "RMSNorm",
-        [LN_OP_LAYERNORM_BWD] = "LayerNorm backward",
-        [LN_OP_RMSNORM_BWD] = "RMSNorm backward",
-    };
     int i = op_rank(op);
-    return i < LN_NOPS && titles[i] ? titles[i] : op;
+    return i < LN_NOPS ? ln_ops[i].title : op;
 }
 
 int ln_backward_op(const char *op)
 {
     int i = op_rank(op);
-    return i < LN_NOPS && ln_op_is_backward((ln_op)i);
+    return i < LN_NOPS && ln_ops[i].forward != (ln_op)i;
 }
 
 void ln_collect_ops(const ln_table *t, const char **ops, size_t *n)

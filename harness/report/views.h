@@ -15,9 +15,10 @@
 
 /* The op of row r: its op column, "layernorm" when absent or empty; "" for a probe row. */
 const char *ln_row_op(const ln_table *t, size_t r);
-/* "LayerNorm", "RMSNorm", "LayerNorm backward", "RMSNorm backward" (an unknown op: itself). */
+/* The op's title in kernels/ops.def: "LayerNorm", ..., "RMSNorm backward" (an unknown op: itself). */
 const char *ln_op_title(const char *op);
-/* 1 for layernorm-bwd and rmsnorm-bwd: dx, dgamma, dbeta are judged apart. */
+/* 1 for a backward op (one that reads its forward's saved statistics: layernorm-bwd, rmsnorm-bwd
+ * in kernels/ops.def): dx, dgamma, dbeta are judged apart. */
 int ln_backward_op(const char *op);
 /* Adds the ops of t's kernel rows to ops[0..*n), keeping the list in reading order (layernorm,
  * rmsnorm, layernorm-bwd, rmsnorm-bwd, then others as met). */

@@ -24,7 +24,7 @@ static const char accuracy_help[] =
     "Runs each kernel on each input case and measures its output against the correctly rounded\n"
     "MPFR reference; prints a table and writes one CSV row per kernel and case (results/README.md).\n"
     "  --kernels LIST  kernel names or globs, comma-separated     (default: every kernel this CPU runs)\n"
-    "  --op OP         layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd: the kernels and reference\n"
+    "  --op OP         %s: the kernels and reference\n"
     "                  (backward: max_ulp etc. measure dx; dy is normal; docs/ops.md)  (default: layernorm)\n"
     "  --saved-stats T backward: the statistics given to the kernels: the exact ones rounded to\n"
     "                  f64 or f32, or kernel:NAME, those a run of forward kernel NAME (of the op's\n"
@@ -249,7 +249,7 @@ static void parse_flags(int argc, char **argv, run_options *o)
                 ln_die_usage("--saved-stats: '%s'; valid: f64, f32, kernel:NAME", optarg);
             o->saved_f32 = !strcmp(optarg, "f32");
             break;
-        case O_HELP: fputs(accuracy_help, stdout); exit(0);
+        case O_HELP: printf(accuracy_help, ln_op_list()); exit(0);
         default:
             ln_die_usage("accuracy: unknown option or missing value '%s'; see 'lnbench accuracy --help'",
                          argv[optind - 1]);
@@ -258,14 +258,25 @@ static void parse_flags(int argc, char **argv, run_options *o)
     if (optind < argc) ln_die_usage("accuracy: unexpected argument '%s'", argv[optind]);
 }
 
+/* The ops that read saved statistics (kernels/ops.def: a forward op of their own), comma-separated. */
+static const char *saved_ops(void)
+{
+    static char list[LN_NOPS * 32];
+    for (int op = 0; op < LN_NOPS; op++)
+        if (ln_ops[op].forward != (ln_op)op)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", ln_ops[op].name);
+    return list;
+}
+
 /* --saved-stats kernel:NAME: a forward kernel of the op's forward, runnable here, of the one
  * dtype the selected kernels have. */
 static void find_saved_kernel(run_options *o)
 {
     const char *name = o->saved_kernel_name;
-    if (!ln_op_is_backward(ln_cli_op))
-        ln_die_usage("--saved-stats kernel:%s: saved statistics are for --op layernorm-bwd or rmsnorm-bwd", name);
-    ln_op forward = ln_op_centres(ln_cli_op) ? LN_OP_LAYERNORM : LN_OP_RMSNORM;
+    ln_op forward = ln_ops[ln_cli_op].forward;
+    if (forward == ln_cli_op)
+        ln_die_usage("--saved-stats kernel:%s: saved statistics are for the ops that read them (%s)", name,
+                     saved_ops());
     size_t n = 0;
     const char **names = malloc(ln_kernel_count() * sizeof *names);
     if (!names) ln_die("out of memory");
@@ -431,7 +442,7 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
     if (cs->dist.kind != LN_DIST_FILE) fprintf(f, " --D %zu --rows %zu", cs->D, cs->rows);
     fprintf(f, " --eps %s --seed %llu", eps, (unsigned long long)cs->seed);
     if (!cs->affine) fputs(" --no-affine", f);
-    if (cs->op != LN_OP_LAYERNORM) fprintf(f, " --op %s", ln_op_name(cs->op));
+    if (cs->op != 0) fprintf(f, " --op %s", ln_op_name(cs->op)); /* not the default, the table's first */
     if (cs->saved_f32) fputs(" --saved-stats f32", f);
     if (cs->saved_kernel) fputs(" --saved-stats kernel:", f), shell_arg(f, cs->saved_kernel->name);
     if (o->gamma_path) fputs(" --gamma ", f), shell_arg(f, o->gamma_path);
@@ -458,7 +469,7 @@ static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const 
         char saved[512];
         snprintf(saved, sizeof saved, "kernel:%s", cs->saved_kernel->name);
         ln_out_csv_field(f, saved);
-    } else if (ln_op_is_backward(cs->op)) fputs(cs->saved_f32 ? "f32" : "f64", f);
+    } else if (ln_ops[cs->op].forward != cs->op) fputs(cs->saved_f32 ? "f32" : "f64", f); /* reads saved stats */
     fprintf(f, ",%.17g,%.17g,%zu,%zu,%s,%.17g\n", er->dx_saved_max_ulp, er->dx_saved_max_norm, v->rows_judged,
             v->rows_set_aside, v->failed_on, ref_seconds);
 }

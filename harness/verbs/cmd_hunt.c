@@ -163,7 +163,8 @@ int cmd_hunt(int argc, char **argv)
     if (!Ds) ln_die("out of memory");
     for (size_t i = 0; i < nD; i++) Ds[i] = (size_t)ln_parse_int(D_items[i], "--D", 2, 65535);
 
-    if (ln_cli_op != LN_OP_LAYERNORM) ln_die_usage("hunt: --op %s: only layernorm is searched", ln_op_name(ln_cli_op));
+    /* the screen (ln_screen_row) stands in for the first op's reference only */
+    if (ln_cli_op != 0) ln_die_usage("hunt: --op %s: only %s is searched", ln_op_name(ln_cli_op), ln_op_name(0));
     const ln_kernel **ks;
     size_t nk = ln_select_kernels(kernels, &ks, 0);
     if (nk == 0) ln_die_usage("--kernel: none of the selected kernels runs on this CPU");

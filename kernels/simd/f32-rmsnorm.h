@@ -105,7 +105,7 @@ LN_INLINE void rms_normalize_body(const float *x, float *y, const float *g, cons
 static void rms_normalize(const float *x, float *y, const float *g, const float *b, size_t n, float rstd,
                           const float *pf, int stream)
 {
-#define CASE(G, B)                                                       \
+#define CASE(G, B)                                                 \
     (stream ? rms_normalize_body(x, y, g, b, n, rstd, pf, G, B, 1) \
             : rms_normalize_body(x, y, g, b, n, rstd, pf, G, B, 0))
     LN_SPECIALIZE_GB(g, b, CASE);
@@ -120,13 +120,13 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     const vf vr = vf_set1(rstd), z = vf_set1(0.0f);
     vf q[4] = {z, z, z, z};
     size_t i = rms_lead(x0, y, g, b, n, vr, has_g, has_b, stream), j = 0; /* i walks x0 and y, j walks x1 */
-#define STAGE(c)                                             \
-    do {                                                     \
+#define STAGE(c)                                                  \
+    do {                                                          \
         vf v = rms_vec(x0, g, b, i + c * VF_W, vr, has_g, has_b); \
-        vf d = vf_load(x1 + j + c * VF_W);                   \
-        q[c] = vf_fma(d, d, q[c]);                           \
-        if (stream) vf_stream(y + i + c * VF_W, v);          \
-        else vf_store(y + i + c * VF_W, v);                  \
+        vf d = vf_load(x1 + j + c * VF_W);                        \
+        q[c] = vf_fma(d, d, q[c]);                                \
+        if (stream) vf_stream(y + i + c * VF_W, v);               \
+        else vf_store(y + i + c * VF_W, v);                       \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)
@@ -162,7 +162,7 @@ static void forward_pipelined(const ln_args *a, int stream)
         const double rstd_out = ok ? rstd : ln_rms_row_f64(LN_F32, a, r);
         if (ok && r + 1 < rows) {
             const float *pf = stream && r + 2 < rows ? x1 + n : NULL;
-#define CASE(G, B)                                                            \
+#define CASE(G, B)                                                      \
     (stream ? pipeline_body(x0, y, g, b, rstd, x1, pf, n, &ss, G, B, 1) \
             : pipeline_body(x0, y, g, b, rstd, x1, pf, n, &ss, G, B, 0))
             LN_SPECIALIZE_GB(g, b, CASE);
@@ -261,8 +261,8 @@ static double f32_rmsnorm_bound(size_t n, double kappa)
     return ln_bound_rmsnorm((double)n / (4.0 * VF_W) + 6.0, 0x1p-24, 0x1p-24);
 }
 
-#define F32_RMSNORM_HOW                                                                                   \
-    "fp32 FMA sum of squares in 4W lanes (summed in double), y = x (rstd gamma) + beta with one fma; "    \
-    "2-row pipeline (normalize r, sum r+1) or row by row with prefetch for long rows, non-temporal "      \
+#define F32_RMSNORM_HOW                                                                                     \
+    "fp32 FMA sum of squares in 4W lanes (summed in double), y = x (rstd gamma) + beta with one fma; "      \
+    "2-row pipeline (normalize r, sum r+1) or row by row with prefetch for long rows, non-temporal "        \
     "stores past stream_min_bytes; rel. error of mean(x^2) + eps (n/(4W) + 9) u; rows whose sums overflow " \
     "or squares underflow redone in double"

@@ -118,10 +118,10 @@ LN_INLINE void hrms_normalize_body(ln_dtype t, const uint16_t *x, uint16_t *y, c
 }
 
 /* wide: gamma and beta from w (a call's constant, so the branch is predicted). */
-LN_INLINE void hrms_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
-                              hwide w, size_t n, float rstd, int wide, int stream)
+LN_INLINE void hrms_normalize(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b, hwide w,
+                              size_t n, float rstd, int wide, int stream)
 {
-#define CASE(G, B)                                                                         \
+#define CASE(G, B)                                                                                \
     (wide     ? hrms_normalize_body(t, x, y, g, b, w, n, rstd, G, B, 1, stream ? HALF_STREAM : 0) \
      : stream ? hrms_normalize_body(t, x, y, g, b, w, n, rstd, G, B, 0, HALF_STREAM)              \
               : hrms_normalize_body(t, x, y, g, b, w, n, rstd, G, B, 0, 0))
@@ -169,7 +169,7 @@ LN_INLINE void hrms_pipelined(const ln_args *a, ln_dtype t, hwide w, int wide, i
         const double rstd_out = ok ? rstd : ln_rms_row_f64(t, a, r);
         if (ok && r + 1 < rows) {
             const uint16_t *pf = stream && r + 2 < rows ? x1 + n : NULL;
-#define CASE(G, B)                                                                                      \
+#define CASE(G, B)                                                                                             \
     (wide     ? hrms_pipeline_body(t, x0, y, g, b, w, rstd, x1, pf, n, &ss, G, B, 1, stream ? HALF_STREAM : 0) \
      : stream ? hrms_pipeline_body(t, x0, y, g, b, w, rstd, x1, pf, n, &ss, G, B, 0, HALF_STREAM)              \
               : hrms_pipeline_body(t, x0, y, g, b, w, rstd, x1, pf, n, &ss, G, B, 0, 0))
@@ -211,8 +211,8 @@ static const ln_tunable half_rmsnorm_tunables[] = {
     LN_TUNABLE_STREAM_MIN_BYTES,
     {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", LN_TUNE_OFF,
      hrms_rowwise_min_d_values, 6},
-    {"cache_rowwise_min_d", "D from which calls in cache go row by row instead of the two-row pipeline",
-     LN_TUNE_OFF, hrms_rowwise_min_d_values, 6},
+    {"cache_rowwise_min_d", "D from which calls in cache go row by row instead of the two-row pipeline", LN_TUNE_OFF,
+     hrms_rowwise_min_d_values, 6},
     {"wide_min_rows", "rows from which a call in cache widens gamma and beta to fp32 once instead of every row", 2,
      hrms_wide_min_rows_values, 4},
 };

@@ -9,6 +9,6 @@ static double bound(size_t n, double kappa)
     return half_rmsnorm_bound(n, 0x1p-11);
 }
 
-LN_SIMD_KERNEL(ln_f16_rmsnorm_f32acc_avx2, "f16-rmsnorm-f32acc", LN_F16, LN_OP_RMSNORM, forward, bound, ln_domain_any_row,
-               0, LN_TUNABLES(half_rmsnorm_tunables),
+LN_SIMD_KERNEL(ln_f16_rmsnorm_f32acc_avx2, "f16-rmsnorm-f32acc", LN_F16, LN_OP_RMSNORM, forward, bound,
+               ln_domain_any_row, 0, LN_TUNABLES(half_rmsnorm_tunables),
                HALF_RMSNORM_HOW "; bound(768, 1) = 1.01, bound(4096, 1e3) = 1.03");

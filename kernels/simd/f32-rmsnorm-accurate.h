@@ -76,14 +76,14 @@ static void f32_rmsnorm_accurate_forward(const ln_args *a)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return;
-    const int stream = ln_tune_streams(rows, n, sizeof(float),
-                                       ln_param(a, f32_rmsnorm_accurate_tunables, RA_STREAM_MIN_BYTES));
+    const int stream =
+        ln_tune_streams(rows, n, sizeof(float), ln_param(a, f32_rmsnorm_accurate_tunables, RA_STREAM_MIN_BYTES));
     const float *g = a->gamma, *b = a->beta;
     for (size_t r = 0; r < rows; r++) {
         const float *x = (const float *)a->x + r * n, *pf = r + 1 < rows ? x + n : NULL;
         float *y = (float *)a->y + r * n;
         const double rstd = 1.0 / sqrt(racc_sq(x, n) / (double)n + a->eps);
-#define CASE(G, B)                                                       \
+#define CASE(G, B)                                                  \
     (stream ? racc_normalize_body(x, y, g, b, n, rstd, pf, G, B, 1) \
             : racc_normalize_body(x, y, g, b, n, rstd, pf, G, B, 0))
         LN_SPECIALIZE_GB(g, b, CASE);
@@ -101,7 +101,7 @@ static double f32_rmsnorm_accurate_bound(size_t n, double kappa)
     return ln_bound_rmsnorm((double)n / (4.0 * VD_W) + 6.0, 0x1p-53, 0x1p-24);
 }
 
-#define F32_RMSNORM_ACCURATE_HOW                                                                          \
-    "fp32 storage, x^2 exact in double, summed by fma in 4 double vectors (lanes added in double), y = " \
+#define F32_RMSNORM_ACCURATE_HOW                                                                           \
+    "fp32 storage, x^2 exact in double, summed by fma in 4 double vectors (lanes added in double), y = "   \
     "fma(x rstd, gamma, beta) in double rounded once to fp32: correctly rounded on almost every element; " \
     "row by row with prefetch, non-temporal stores past stream_min_bytes"

@@ -8,10 +8,12 @@
  *   pipeline: one loop normalizes row r (in cache) and sums the squares of row r+1 (from memory),
  *     so the reduction, square root and division of one row overlap the other's loads; streaming,
  *     it also prefetches row r+2 into L2;
+ *   row groups, for long rows in cache (forward_grouped, below);
  *   row by row: the sums of row r (from L2 where the previous row prefetched it), then its
  *     normalization from L1/L2, prefetching row r+1 (shifted by prefetch_ahead floats, so memory
- *     keeps reading while the next sums run from L2): long rows, whose x, gamma, beta and y
- *     outgrow L1 in the pipeline.
+ *     keeps reading while the next sums run from L2). f32-shifted's form for long rows from
+ *     memory; here (Zen 3, `lnbench tune`, 64 MiB) the pipeline beat it by 13-16% at D 4096 and
+ *     16384, so it is off by default (rowwise_min_d, cache_rowwise_min_d).
  * Outputs far larger than the caches go out with non-temporal stores (no read-for-ownership of y).
  *
  * Rows whose fp32 sum of squares overflowed or whose squares underflowed (ln_rms_radicand_ok) are
@@ -231,7 +233,7 @@ static const int rowwise_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUN
 static const int prefetch_ahead_values[] = {0, 128, 256, 512, 1024};
 static const ln_tunable f32_rmsnorm_tunables[] = {
     LN_TUNABLE_STREAM_MIN_BYTES,
-    {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", 8192,
+    {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", LN_TUNE_OFF,
      rowwise_min_d_values, 6},
     {"cache_rowwise_min_d", "D from which calls in cache go row by row instead of the two-row pipeline", LN_TUNE_OFF,
      rowwise_min_d_values, 6},

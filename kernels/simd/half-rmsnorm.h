@@ -10,7 +10,8 @@
  * streaming), or row by row (the sums prefetching the next row, then the normalization from
  * cache). Outputs far larger than the caches go out with non-temporal stores. Rows whose fp32
  * sum of squares overflowed (bf16 has fp32's range) or whose squares underflowed are redone in
- * double (ln_rms_row_f64). Included by the {f16,bf16}-rmsnorm-f32acc-<isa>.c files. */
+ * double (ln_rms_row_f64). Included by the {f16,bf16}-rmsnorm-f32acc-<isa>.c files, which define
+ * HALF_RMSNORM_DTYPE first. */
 #ifndef LN_SIMD_HALF_RMSNORM_H
 #define LN_SIMD_HALF_RMSNORM_H
 
@@ -243,6 +244,16 @@ static inline void half_rmsnorm(const ln_args *a, ln_dtype t)
 static inline double half_rmsnorm_bound(size_t n, double us)
 {
     return ln_bound_rmsnorm((double)n / (4.0 * VF_W) + 6.0, 0x1p-24, us);
+}
+
+/* The kernel's forward and bound, for the storage format HALF_RMSNORM_DTYPE (LN_F16 or LN_BF16)
+ * that the including file defines. */
+static void half_rmsnorm_forward(const ln_args *a) { half_rmsnorm(a, HALF_RMSNORM_DTYPE); }
+
+static double half_rmsnorm_claim(size_t n, double kappa)
+{
+    (void)kappa;
+    return half_rmsnorm_bound(n, HALF_RMSNORM_DTYPE == LN_F16 ? 0x1p-11 : 0x1p-8);
 }
 
 #define HALF_RMSNORM_HOW                                                                          \

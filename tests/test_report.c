@@ -114,11 +114,14 @@ static void test_emulated_run_is_said_first(void **state)
     assert_int_equal(sh("'%s' summary %s/emu | head -1 | grep -q 'timed under an emulator (qemu-user): bench.csv'",
                         lnbench, test_dir),
                      0);
+    free(html);
+    free(md);
     md = report_of_changed_fixtures("native", "sed -i 's/\"isa_cap\": \"native\",/\"isa_cap\": \"native\", "
                                               "\"emulator\": \"none\",/' %1$s/bench.csv.meta.json");
     assert_non_null(md);
     assert_null(strstr(md, "emulator"));
     assert_int_equal(sh("'%s' summary %s/native | grep -q emulator", lnbench, test_dir), 1);
+    free(md);
 }
 
 static void test_report_opens_with_verdicts(void **state)

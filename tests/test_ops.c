@@ -456,8 +456,8 @@ static void test_op_kernel_verdicts(void **state)
  * whose squares underflow ([1e-25, -1e-25, ...]: each square is below the smallest subnormal),
  * with eps = 0: every RMSNorm kernel of a format with fp32's range gives y = +-1 exactly (the
  * double row: x^2 exact, sqrt(x^2) = |x|, x / |x| within 2^-53 of 1) and the rstd of the row, at
- * D = 2 and at D = 100 (past the vector kernels' 4W lanes); the row after it, of ordinary scale,
- * is unchanged by its neighbour's fallback. */
+ * D = 2, D = 100 (past the vector kernels' 4W lanes) and D = 4096 (row groups); the row after it, of
+ * ordinary scale, is unchanged by its neighbour's fallback. */
 static void test_rms_huge_tiny_rows(void **state)
 {
     (void)state;
@@ -467,8 +467,9 @@ static void test_rms_huge_tiny_rows(void **state)
         const ln_kernel *k = ln_op_kernels[i];
         if (k->op != LN_OP_RMSNORM || !ln_kernel_available(k) || ln_fmt(k->dtype)->emax < 127) continue;
         for (size_t s = 0; s < 2; s++)
-            for (size_t D = 2; D <= 100; D += 98) {
-                char x[2 * 100 * 4], y[2 * 100 * 4];
+            for (size_t d = 0; d < 3; d++) { /* D 4096: f32-rmsnorm-pipelined's row groups in cache */
+                const size_t D = (size_t[]){2, 100, 4096}[d];
+                static char x[2 * 4096 * 4], y[2 * 4096 * 4];
                 for (size_t j = 0; j < D; j++) ln_store(k->dtype, x, j, j % 2 ? -scales[s] : scales[s]);
                 for (size_t j = 0; j < D; j++) ln_store(k->dtype, x, D + j, j % 2 ? -1.5 : 1.5);
                 double stored = ln_load(k->dtype, x, 0), rstd[2];

@@ -1,0 +1,107 @@
+/* Near-correctly-rounded fp32 RMSNorm, written once over vec.h (AVX2, AVX-512, NEON): fp32
+ * storage, double arithmetic, one rounding per output, as f32-accurate is to LayerNorm. Each x
+ * is widened exactly and squared exactly in double (24-bit significands: 48-bit products), the
+ * squares summed by fma in four double vectors of VD_W lanes, lanes added in double: the sum's
+ * relative error is below (n/(4 VD_W) + 6) 2^-53, and no fp32 row can overflow or underflow it,
+ * so no row needs a fallback. rstd = 1 / sqrt(ss / n + eps) in double; each output is
+ * fma(x rstd, gamma, beta) in double, rounded once to float: its error before that rounding is
+ * ~1e-15 relative, so nearly every output is the correctly rounded one.
+ * Row by row: the sums (x from memory, or from L2 where the previous row prefetched it), then the
+ * outputs from L1/L2, prefetching the next row; outputs of 32 MiB and more with non-temporal
+ * stores. Included by f32-rmsnorm-accurate-<isa>.c. */
+#include <stdlib.h>
+
+#include "f32-passes.h"
+#include "bounds-ops.h"
+
+/* sum x^2 of a row in double, grouped as described above. */
+LN_INLINE double racc_sq(const float *x, size_t n)
+{
+    const vd z = vd_set1(0.0);
+    vd a0 = z, a1 = z, a2 = z, a3 = z;
+    size_t j = 0;
+    for (; j + 4 * VD_W <= n; j += 4 * VD_W) {
+        vd v0 = vd_load_f32(x + j), v1 = vd_load_f32(x + j + VD_W), v2 = vd_load_f32(x + j + 2 * VD_W);
+        vd v3 = vd_load_f32(x + j + 3 * VD_W);
+        a0 = vd_fma(v0, v0, a0), a1 = vd_fma(v1, v1, a1), a2 = vd_fma(v2, v2, a2), a3 = vd_fma(v3, v3, a3);
+    }
+    for (; j + VD_W <= n; j += VD_W) {
+        vd v = vd_load_f32(x + j);
+        a0 = vd_fma(v, v, a0);
+    }
+    if (j < n) {
+        vd v = vd_load_f32_part(x + j, n - j);
+        a1 = vd_fma(v, v, a1);
+    }
+    return vd_sum(vd_add(vd_add(a0, a1), vd_add(a2, a3)));
+}
+
+/* VD_W outputs at element i (part: the first m < VD_W). */
+LN_INLINE vd racc_vec(const float *x, const float *g, const float *b, size_t i, vd vr, int has_g, int has_b)
+{
+    vd v = vd_mul(vd_load_f32(x + i), vr);
+    const vd bv = has_b ? vd_load_f32(b + i) : vd_set1(0.0);
+    return has_g ? vd_fma(v, vd_load_f32(g + i), bv) : has_b ? vd_add(v, bv) : v;
+}
+LN_INLINE vd racc_part(const float *x, const float *g, const float *b, size_t i, size_t m, vd vr, int has_g, int has_b)
+{
+    vd v = vd_mul(vd_load_f32_part(x + i, m), vr);
+    const vd bv = has_b ? vd_load_f32_part(b + i, m) : vd_set1(0.0);
+    return has_g ? vd_fma(v, vd_load_f32_part(g + i, m), bv) : has_b ? vd_add(v, bv) : v;
+}
+
+/* A row's outputs, prefetching pf (or nothing: NULL) into L2, one line per 64 bytes of x;
+ * stream: non-temporal stores from the first vector-aligned y on. */
+LN_INLINE void racc_normalize_body(const float *x, float *y, const float *g, const float *b, size_t n, double rstd,
+                                   const float *pf, int has_g, int has_b, int stream)
+{
+    const vd vr = vd_set1(rstd);
+    size_t i = 0;
+    const size_t lead = stream ? f32_stream_lead(y, n) : 0;
+    for (; i + VD_W <= lead; i += VD_W) vd_store_f32(y + i, racc_vec(x, g, b, i, vr, has_g, has_b));
+    if (i < lead) vd_store_f32_part(y + i, racc_part(x, g, b, i, lead - i, vr, has_g, has_b), lead - i), i = lead;
+    for (; i + VD_W <= n; i += VD_W) {
+        if (pf && i % (64 / sizeof(float)) < VD_W) vec_prefetch_l2(pf + i);
+        vd v = racc_vec(x, g, b, i, vr, has_g, has_b);
+        if (stream) vd_stream_f32(y + i, v);
+        else vd_store_f32(y + i, v);
+    }
+    if (i < n) vd_store_f32_part(y + i, racc_part(x, g, b, i, n - i, vr, has_g, has_b), n - i);
+}
+
+enum { RA_STREAM_MIN_BYTES }; /* the tunables (kernel.h), in the order of f32_rmsnorm_accurate_tunables */
+static const ln_tunable f32_rmsnorm_accurate_tunables[] = {LN_TUNABLE_STREAM_MIN_BYTES};
+
+static void f32_rmsnorm_accurate_forward(const ln_args *a)
+{
+    const size_t n = a->D, rows = a->rows;
+    if (n == 0 || rows == 0) return;
+    const int stream =
+        ln_tune_streams(rows, n, sizeof(float), ln_param(a, f32_rmsnorm_accurate_tunables, RA_STREAM_MIN_BYTES));
+    const float *g = a->gamma, *b = a->beta;
+    for (size_t r = 0; r < rows; r++) {
+        const float *x = (const float *)a->x + r * n, *pf = r + 1 < rows ? x + n : NULL;
+        float *y = (float *)a->y + r * n;
+        const double rstd = 1.0 / sqrt(racc_sq(x, n) / (double)n + a->eps);
+#define CASE(G, B)                                                  \
+    (stream ? racc_normalize_body(x, y, g, b, n, rstd, pf, G, B, 1) \
+            : racc_normalize_body(x, y, g, b, n, rstd, pf, G, B, 0))
+        LN_SPECIALIZE_GB(g, b, CASE);
+#undef CASE
+        if (a->mean) a->mean[r] = 0;
+        if (a->rstd) a->rstd[r] = rstd;
+    }
+    if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads y */
+}
+
+/* The sum's relative error (n/(4 VD_W) + 6) 2^-53 (bounds-ops.h, in double), then one rounding. */
+static double f32_rmsnorm_accurate_bound(size_t n, double kappa)
+{
+    (void)kappa;
+    return ln_bound_rmsnorm((double)n / (4.0 * VD_W) + 6.0, 0x1p-53, 0x1p-24);
+}
+
+#define F32_RMSNORM_ACCURATE_HOW                                                                           \
+    "fp32 storage, x^2 exact in double, summed by fma in 4 double vectors (lanes added in double), y = "   \
+    "fma(x rstd, gamma, beta) in double rounded once to fp32: correctly rounded on almost every element; " \
+    "row by row with prefetch, non-temporal stores past stream_min_bytes"

@@ -71,7 +71,10 @@ static double ieee_element(radicand_kind kind, int sign_n, double g, double b)
     case R_POSITIVE: ratio = sign_n; break;
     default: ratio = NAN; break;
     }
-    return g * ratio + b;
+    /* NaN as the one quiet NaN of NAN: the sign of a NaN made by hardware is the CPU's (x86's
+     * default NaN is negative, ARM's positive), and the reference must not depend on it. */
+    const double y = g * ratio + b;
+    return isnan(y) ? NAN : y;
 }
 
 /* One element, R > 0 finite, gamma and beta finite. Returns y correctly rounded to t. */

@@ -28,14 +28,16 @@ int cmd_list(int argc, char **argv)
     }
     if (optind < argc) ln_die_usage("list: unexpected argument '%s'", argv[optind]);
     char isa[128], alg[64];
-    int w = 6; /* the name column fits the longest name */
-    for (size_t i = 0; i < ln_kernel_count(); i++)
+    int w = 6, wa = 9; /* the name and algorithm columns fit their longest entries */
+    for (size_t i = 0; i < ln_kernel_count(); i++) {
         if ((int)strlen(ln_kernel_at(i)->name) > w) w = (int)strlen(ln_kernel_at(i)->name);
+        if ((int)strlen(ln_kernel_algorithm(ln_kernel_at(i), alg, sizeof alg)) > wa) wa = (int)strlen(alg);
+    }
     if (csv) puts("name,dtype,algorithm,isa,available,how,op");
     else
-        printf("CPU: %s; features: %s\n\n%-*s %-5s %-16s %-11s %-5s %-13s %s\n", ln_cpu_model(),
-               ln_isa_names(ln_cpu_features(), isa, sizeof isa), w, "kernel", "dtype", "algorithm", "isa", "here", "op",
-               "how");
+        printf("CPU: %s; features: %s\n\n%-*s %-5s %-*s %-11s %-5s %-13s %s\n", ln_cpu_model(),
+               ln_isa_names(ln_cpu_features(), isa, sizeof isa), w, "kernel", "dtype", wa, "algorithm", "isa", "here",
+               "op", "how");
     for (size_t i = 0; i < ln_kernel_count(); i++) {
         const ln_kernel *k = ln_kernel_at(i);
         if (ln_cli_op_given && k->op != ln_cli_op) continue;
@@ -43,7 +45,7 @@ int cmd_list(int argc, char **argv)
         ln_kernel_algorithm(k, alg, sizeof alg);
         if (csv) printf("%s,%s,%s,%s,%s,\"%s\",%s\n", k->name, dt, alg, ln_kernel_isa_name(k), here, k->how, op);
         else
-            printf("%-*s %-5s %-16s %-11s %-5s %-13s %s\n", w, k->name, dt, alg, ln_kernel_isa_name(k), here, op,
+            printf("%-*s %-5s %-*s %-11s %-5s %-13s %s\n", w, k->name, dt, wa, alg, ln_kernel_isa_name(k), here, op,
                    k->how);
     }
     return 0;

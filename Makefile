@@ -42,13 +42,20 @@ OPT ?= -O2
 CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra -ffp-contract=off -D_GNU_SOURCE
 CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra
 # Layering, enforced by the include paths each layer compiles with: common/ sees only itself,
-# kernels/ and reference/ see common/, the harness (and the tests and fuzzers) see everything.
-# A kernel that includes a harness header fails to build.
-HARNESS_DIRS := harness harness/inputs harness/measure harness/output harness/report harness/verbs harness/hunt harness/tune
+# kernels/ and reference/ see common/; the harness's floors, lowest first (README.md's tree), each
+# see common/, kernels/, reference/ and the floors below them, so a header included from a floor
+# above fails to build: base (errors and parsing, the kernel set and plugins, atomic output,
+# tables, statistics), inputs, measure, output, tune, report, hunt, verbs, then main.c. The tests
+# and fuzzers see everything. A kernel that includes a harness header fails to build.
+HARNESS_FLOORS := base inputs measure output tune report hunt verbs
+HARNESS_DIRS := harness $(HARNESS_FLOORS:%=harness/%)
 INC_common := -Icommon
 INC_kernels := -Icommon -Ikernels
 INC_reference := -Icommon -Ireference
 INC_all := -Icommon -Ikernels -Ireference $(HARNESS_DIRS:%=-I%)
+# floor_inc(FLOOR): the include flags of FLOOR: the three lower layers, FLOOR and every floor below it
+floor_inc = -Icommon -Ikernels -Ireference $(patsubst %,-Iharness/%,$(call floors_to,$(1),$(HARNESS_FLOORS)))
+floors_to = $(if $(2),$(firstword $(2)) $(if $(filter $(1),$(firstword $(2))),,$(call floors_to,$(1),$(wordlist 2,99,$(2)))))
 LDLIBS := -lmpfr -lgmp -lbenchmark -ljansson -lpthread -lm -ldl
 
 ifeq ($(SAN),1)
@@ -166,6 +173,7 @@ $(BUILD)/kernels/%.o: LAYER_INC = $(INC_kernels)
 $(BUILD)/reference/%.o: LAYER_INC = $(INC_reference)
 $(BUILD)/kernels/$(KARCH)/%.o: LAYER_INC = $(INC_kernels) -Ikernels/$(KARCH) -Ikernels/simd
 $(BUILD)/harness/%.o: LAYER_INC = $(INC_all)
+$(foreach f,$(HARNESS_FLOORS),$(eval $$(BUILD)/harness/$(f)/%.o: LAYER_INC = $$(call floor_inc,$(f))))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

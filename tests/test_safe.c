@@ -147,10 +147,37 @@ static void test_build_follows_flags(void **state)
     assert_int_equal(sh("cp '%s' %s/stamp && cp '%s/.meta-defs' %s/meta", stamp, test_dir, build, test_dir), 0);
     const char *san = strstr(build, "san") ? " SAN=1" : "";
     int rebuilds = sh("MAKEFLAGS= make -n BUILD=%s%s NATIVE=1 %s/lnbench 2>/dev/null | grep -q -- "
-                      "'-march=native.* -c harness/cli.c'",
+                      "'-march=native.* -c harness/base/cli.c'",
                       build, san, build);
     assert_int_equal(sh("cp %s/stamp '%s' && cp %s/meta '%s/.meta-defs'", test_dir, stamp, test_dir, build), 0);
     assert_int_equal(rebuilds, 0);
+}
+
+/* The harness's floors (Makefile HARNESS_FLOORS): an object of a floor compiles with the include
+ * paths of its floor and those below, so a header of a floor above is not found. The compile
+ * lines are make's own (make -n into a scratch build folder, whose stamps it may rewrite). */
+static int compiles_with_flags_of(const char *object, const char *header)
+{
+    return sh(
+        "flags=$(MAKEFLAGS= make -n BUILD='%s/b' '%s/b/%s' 2>/dev/null | grep -o -- ' -I[^ ]*' | tr -d '\\n') "
+        "&& [ -n \"$flags\" ] && printf '#include \"%s\"\\n' | cc -D_GNU_SOURCE -std=c11 $flags -fsyntax-only -x c - "
+        "2>/dev/null",
+        test_dir, test_dir, object, header);
+}
+
+static void test_floors_see_only_below(void **state)
+{
+    (void)state;
+    /* each header from the floor it belongs to and above; not from below */
+    assert_int_equal(compiles_with_flags_of("harness/inputs/dist.o", "cli.h"), 0);          /* base */
+    assert_int_equal(compiles_with_flags_of("harness/inputs/dist.o", "npy.h"), 0);          /* its own */
+    assert_int_not_equal(compiles_with_flags_of("harness/inputs/dist.o", "accuracy.h"), 0); /* measure */
+    assert_int_not_equal(compiles_with_flags_of("harness/base/cli.o", "dist.h"), 0);        /* inputs */
+    assert_int_equal(compiles_with_flags_of("harness/report/report.o", "tuning.h"), 0);     /* tune */
+    assert_int_not_equal(compiles_with_flags_of("harness/report/report.o", "hunt.h"), 0);   /* hunt */
+    assert_int_not_equal(compiles_with_flags_of("harness/tune/search.o", "results.h"), 0);  /* report */
+    assert_int_not_equal(compiles_with_flags_of("harness/hunt/hunt.o", "verbs.h"), 0);      /* verbs */
+    assert_int_equal(compiles_with_flags_of("harness/verbs/cmd_hunt.o", "hunt.h"), 0);
 }
 
 int main(void)
@@ -166,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_refused_merge_leaves_nothing),
         cmocka_unit_test(test_paper_cuts),
         cmocka_unit_test(test_build_follows_flags),
+        cmocka_unit_test(test_floors_see_only_below),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

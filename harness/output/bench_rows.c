@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "outfile.h"
-#include "tuning.h"
+#include "tunables.h"
 
 /* Case i's rate over the limit results/README.md defines: the faster of probe-copy and
  * probe-stream (probe-copy-16 and probe-stream-16 for 16-bit storage) of this run at the same

@@ -175,3 +175,35 @@ void ln_meta_print_version(FILE *f)
     fprintf(f, "lnbench %s\ncompiler: %s (%s)\nMPFR %s, Google Benchmark %s, oneDNN %s\n", LN_GIT_COMMIT, LN_COMPILER,
             LN_CFLAGS, mpfr_get_version(), LN_GBENCH_VERSION, onednn);
 }
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+void ln_machine_id(const char *cpu, const char *isa_in, char *out, size_t n)
+{
+    /* the ISA words sorted, so that their order in the metadata does not matter */
+    char words[256], isa[256] = "", *w[32], *save = NULL;
+    size_t nw = 0;
+    snprintf(words, sizeof words, "%s", isa_in);
+    for (char *t = strtok_r(words, " ", &save); t && nw < 32; t = strtok_r(NULL, " ", &save)) w[nw++] = t;
+    qsort(w, nw, sizeof *w, cmp_str);
+    for (size_t i = 0; i < nw; i++)
+        strncat(strncat(isa, i ? " " : "", sizeof isa - strlen(isa) - 1), w[i], sizeof isa - strlen(isa) - 1);
+    size_t k = 0;
+    const char *parts[2] = {*cpu ? cpu : "unknown-cpu", isa};
+    for (int p = 0; p < 2; p++) {
+        if (p && *isa && k + 1 < n) out[k++] = '_';
+        int dash = 0;
+        for (const char *s = parts[p]; *s && k + 1 < n; s++) {
+            if (!strncmp(s, "(R)", 3) || !strncmp(s, "(TM)", 4)) {
+                s += s[1] == 'R' ? 2 : 3;
+                continue;
+            }
+            int ok = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '.' ||
+                     *s == '_';
+            if (ok) out[k++] = *s, dash = 0;
+            else if (!dash && k && out[k - 1] != '_') out[k++] = '-', dash = 1;
+        }
+        while (k && out[k - 1] == '-') k--;
+    }
+    out[k] = 0;
+}

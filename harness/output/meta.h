@@ -29,4 +29,8 @@ const char *ln_emulator(void);
  * versions the results depend on. */
 void ln_meta_print_version(FILE *f);
 
+/* The folder name of a machine, from its CPU model and detected ISA: letters, digits, '.', '-'
+ * and '_' only, e.g. "Intel-Xeon-Processor_avx2-avx512-avx512fp16-avx512bf16". */
+void ln_machine_id(const char *cpu, const char *isa, char *out, size_t n);
+
 #endif

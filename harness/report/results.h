@@ -91,9 +91,6 @@ char *ln_csv_beside(const char *json_path);
 /* Whether path names anything / a directory. */
 int ln_path_exists(const char *path);
 int ln_path_is_dir(const char *path);
-/* The folder name of a machine, from its CPU model and detected ISA: letters, digits, '.', '-'
- * and '_' only, e.g. "Intel-Xeon-Processor_avx2-avx512-avx512fp16-avx512bf16". */
-void ln_machine_id(const char *cpu, const char *isa, char *out, size_t n);
 /* Appends s to list[0..*n) unless it is there already (or the list holds cap). */
 void ln_add_unique(const char **list, size_t *n, size_t cap, const char *s);
 

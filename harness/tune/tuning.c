@@ -11,7 +11,6 @@
 #include "cpu.h"
 #include "meta.h"
 #include "outfile.h"
-#include "results.h"
 
 void ln_tuning_machine(ln_tuning *t)
 {
@@ -317,13 +316,6 @@ const ln_tuning_entry *ln_tuning_find(const ln_tuning *t, const char *kernel, ln
     return NULL;
 }
 
-static int allowed(const ln_tunable *u, int v)
-{
-    for (size_t j = 0; j < u->n_values; j++)
-        if (u->values[j] == v) return 1;
-    return 0;
-}
-
 int ln_tuning_params(const ln_tuning_entry *e, const ln_kernel *k, int *out, char *err, size_t errlen)
 {
     for (size_t j = 0; j < k->n_tunables; j++) out[j] = k->tunables[j].def;
@@ -335,26 +327,13 @@ int ln_tuning_params(const ln_tuning_entry *e, const ln_kernel *k, int *out, cha
                      k->name, e->name[i]);
             return -1;
         }
-        if (!allowed(&k->tunables[j], e->value[i])) {
+        if (!ln_tunable_allows(&k->tunables[j], e->value[i])) {
             snprintf(err, errlen, "%s: %s=%d is not one of its allowed values", k->name, e->name[i], e->value[i]);
             return -1;
         }
         out[j] = e->value[i];
     }
     return 0;
-}
-
-const char *ln_params_format(const ln_kernel *k, const int *params, char *buf, size_t n)
-{
-    snprintf(buf, n, "-");
-    if (!params || !k || !k->n_tunables) return buf;
-    size_t used = 0;
-    for (size_t j = 0; j < k->n_tunables && used < n; j++) {
-        int w = snprintf(buf + used, n - used, "%s%s=%d", j ? ";" : "", k->tunables[j].name, params[j]);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-    return buf;
 }
 
 const char *ln_tuning_values_text(const ln_tuning_entry *e, const int *v, char *buf, size_t n)
@@ -367,28 +346,4 @@ const char *ln_tuning_values_text(const ln_tuning_entry *e, const int *v, char *
         used += (size_t)w;
     }
     return buf;
-}
-
-const char *ln_tunables_check(const ln_kernel *k)
-{
-    static char msg[256];
-    if (k->n_tunables && !k->tunables) return "n_tunables > 0 but tunables is NULL";
-    if (k->n_tunables > LN_TUNING_MAXP) {
-        snprintf(msg, sizeof msg, "%zu tunables (at most %d)", k->n_tunables, LN_TUNING_MAXP);
-        return msg;
-    }
-    for (size_t j = 0; j < k->n_tunables; j++) {
-        const ln_tunable *u = &k->tunables[j];
-        if (!u->name || !*u->name) return snprintf(msg, sizeof msg, "tunable %zu has no name", j), msg;
-        for (size_t i = 0; i < j; i++)
-            if (!strcmp(k->tunables[i].name, u->name))
-                return snprintf(msg, sizeof msg, "tunable '%s' is listed twice", u->name), msg;
-        if (!u->values || !u->n_values) return snprintf(msg, sizeof msg, "tunable '%s' has no values", u->name), msg;
-        for (size_t i = 1; i < u->n_values; i++)
-            if (u->values[i] <= u->values[i - 1])
-                return snprintf(msg, sizeof msg, "tunable '%s': values not ascending", u->name), msg;
-        if (!allowed(u, u->def))
-            return snprintf(msg, sizeof msg, "tunable '%s': default %d is not among its values", u->name, u->def), msg;
-    }
-    return NULL;
 }

@@ -8,9 +8,10 @@
 #include <stddef.h>
 
 #include "kernel.h"
+#include "tunables.h"
 
 #define LN_TUNING_FORMAT 1
-#define LN_TUNING_MAXP 16 /* tunables of one kernel */
+#define LN_TUNING_MAXP LN_TUNABLES_MAX
 #define LN_TUNING_MAXT 64 /* settings timed in one search that a file keeps */
 
 /* One setting timed in a search: its median rate over the defaults' in the same round(s). The
@@ -78,11 +79,5 @@ int ln_tuning_params(const ln_tuning_entry *e, const ln_kernel *k, int *out, cha
 
 /* The same from an entry's names: e's tunables with values v (in e's order of params). */
 const char *ln_tuning_values_text(const ln_tuning_entry *e, const int *v, char *buf, size_t n);
-/* "rowwise_min_d=4096;prefetch=512": k's tunables with params' values; "-" when params is NULL
- * or k has none. buf (n bytes) is returned. */
-const char *ln_params_format(const ln_kernel *k, const int *params, char *buf, size_t n);
-/* Whether k's tunables are well formed: names present and unique, values ascending, default
- * among them. Returns NULL, or a message (static buffer) saying what is wrong. */
-const char *ln_tunables_check(const ln_kernel *k);
 
 #endif

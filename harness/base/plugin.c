@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "tuning.h"
+#include "tunables.h"
 
 static const ln_kernel **loaded; /* plugin kernels, copied (see below) */
 static const char **loaded_from; /* the library each came from */

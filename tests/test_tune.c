@@ -78,8 +78,18 @@ static void test_budget_cut_keeps_finished(void **state)
     assert_int_equal(t.n, 1);
     assert_int_equal(t.e[0].D, 256);
     assert_false(t.complete);
+    double first_used = t.seconds_used;
     ln_tuning_free(&t);
     assert_no_temp_files();
+    /* a second run adding another kernel to the file: its header sums both runs' budgets and
+     * times, and stays incomplete, since the first run's cases are still missing */
+    run("tune --plugin %s --kernels f32-tuneplant-scalar --D 256 --bytes 64K --seconds 0.5 --out %s", plugin, out);
+    if (ln_tuning_read(out, &t, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(t.n, 2);
+    assert_true(fabs(t.seconds_budget - 0.501) < 1e-9);
+    assert_true(t.seconds_used > first_used);
+    assert_false(t.complete);
+    ln_tuning_free(&t);
 }
 
 /* The defaults do ~40 times the work of spin=5, unroll=4: coordinate descent must walk there and

@@ -34,8 +34,9 @@ static const char tune_help[] =
     "                   the D between the geometric means with its neighbours\n"
     "  --bytes LIST     sizes of x, K/M/G suffixes (default 1M,64M: cache and memory regimes)\n"
     "  --threads LIST   threads per call (default 1)\n"
-    "  --seconds S      the whole budget (default 300): each search gets an equal share of the\n"
-    "                   time left; searches not started in time are left out (said at the end)\n"
+    "  --seconds S      the whole budget (default 2 s per search: 160 searches, 320 s): each\n"
+    "                   search gets an equal share of the time left; searches not started in time\n"
+    "                   are left out (said at the end)\n"
     "  --reps N         alternated repetitions per candidate in a round (default 5; the final\n"
     "                   comparison has twice as many)\n"
     "  --out FILE       the tuning file (default results/tuning/<machine>.json); its entries for\n"
@@ -48,11 +49,16 @@ static const char tune_help[] =
     "Exit status 0; 1 when a candidate was refused for changing the output bits (a kernel bug; the\n"
     "file is written all the same); 2 on bad input.\n";
 
+/* The default budget: enough for a first coordinate-descent pass of a kernel with several
+ * tunables at the shortest samples; a fixed whole budget left 41 of 160 searches out on a
+ * machine with AVX-512 (twice the kernels of an AVX2 one). */
+#define SECONDS_PER_SEARCH 2.0
+
 typedef struct {
     const ln_kernel **k;
     size_t nk;
     size_t *D, nD, *bytes, nbytes, *threads, nthreads;
-    double seconds;
+    double seconds; /* 0: SECONDS_PER_SEARCH for each search */
     int reps, quiet;
     const char *out;
 } tune_plan;
@@ -97,7 +103,10 @@ static void keep_earlier(const char *path, const tune_plan *p, ln_tuning *t, int
                                  !strcmp(ln_bench_regime(p->bytes[b]), e->regime) && (int)p->threads[c] == e->threads;
             if (!redone) ln_tuning_add(t, e), kept++;
         }
-        if (kept && !quiet) printf("tune: keeping %zu entries of %s that this run does not redo\n", kept, path);
+        if (kept) {
+            t->seconds_budget = old.seconds_budget, t->seconds_used = old.seconds_used, t->complete = old.complete;
+            if (!quiet) printf("tune: keeping %zu entries of %s that this run does not redo\n", kept, path);
+        }
     }
     ln_tuning_free(&old);
 }
@@ -130,8 +139,12 @@ static int run(const tune_plan *p)
 {
     ln_tuning t = {0};
     ln_tuning_machine(&t);
+    t.complete = 1;
     keep_earlier(p->out, p, &t, p->quiet);
-    t.seconds_budget = p->seconds;
+    /* a file added to by several runs (make tune: LayerNorm, then each op) says their sums */
+    double earlier_used = t.seconds_used;
+    int earlier_complete = t.complete;
+    t.seconds_budget += p->seconds;
     ln_dist dist;
     ln_dist_parse("normal", &dist);
     double start = ln_tune_now();
@@ -165,8 +178,8 @@ static int run(const tune_plan *p)
                     ln_tuning_add(&t, &e);
                     done++;
                     /* written after each search: an interrupted tune keeps what it finished */
-                    t.complete = done == ntasks;
-                    stamp(&t, ln_tune_now() - start);
+                    t.complete = earlier_complete && done == ntasks;
+                    stamp(&t, earlier_used + ln_tune_now() - start);
                     ln_tuning_write(p->out, &t);
                     if (isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
                     if (!p->quiet) say_result(&e, p->k[a]);
@@ -175,7 +188,7 @@ out:
     if (isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
     if (done == 0) {
         t.complete = 0;
-        stamp(&t, ln_tune_now() - start);
+        stamp(&t, earlier_used + ln_tune_now() - start);
         ln_tuning_write(p->out, &t);
     }
     printf("tune: %zu of %zu searches in %.0f s (budget %.0f s); wrote %s (%zu entries)\n", done, ntasks,
@@ -210,7 +223,7 @@ int cmd_tune(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *defaults_from = NULL, *kernels = NULL, *Ds = "768,1024,4096,8192,16384", *bytes = "1M,64M",
                *threads = "1";
-    tune_plan p = {.seconds = 300, .reps = 5};
+    tune_plan p = {.reps = 5};
     int c, machine_id = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -283,6 +296,8 @@ int cmd_tune(int argc, char **argv)
         char prog[] = "lnbench tune", *gbargv[] = {prog, NULL};
         int gbargc = 1;
         ln_gb_init(&gbargc, gbargv);
+        size_t searches = p.nk * p.nD * p.nbytes * p.nthreads;
+        if (p.seconds == 0) p.seconds = SECONDS_PER_SEARCH * (double)searches;
         if (!p.quiet)
             printf("tune: %zu kernel%s x %zu D x %zu size%s x %zu thread count%s in %.0f s -> %s\n", p.nk,
                    p.nk > 1 ? "s" : "", p.nD, p.nbytes, p.nbytes > 1 ? "s" : "", p.nthreads, p.nthreads > 1 ? "s" : "",

@@ -57,8 +57,8 @@ LN_INLINE vf bwd_xhat(vf x, vf rstd, vf nmr) { return CENTRED ? vf_fma(x, rstd, 
 
 /* sum g and sum g xhat of m elements at j (gm: gamma there), into *sg, *sgx; padding lanes give
  * xhat 0, so a padding lane's -mean rstd never reaches a sum. */
-LN_INLINE void bwd_sum_vec(const float *x, const float *dy, vf gm, size_t j, size_t m, vf nmr, vf rstd, vf *sg,
-                           vf *sgx, int has_g)
+LN_INLINE void bwd_sum_vec(const float *x, const float *dy, vf gm, size_t j, size_t m, vf nmr, vf rstd, vf *sg, vf *sgx,
+                           int has_g)
 {
     vf d = bwd_ld(dy, j, m), xh = bwd_xhat(bwd_ld(x, j, m), rstd, nmr);
     if (m != VF_W) xh = vf_keep(xh, m);
@@ -74,7 +74,8 @@ LN_INLINE void bwd_sums_from(const float *x, const float *dy, const float *gam, 
                              vf s, vf sx, double *s1, double *s2, int has_g)
 {
     const vf one = vf_set1(1.0f);
-    for (; j + VF_W <= n; j += VF_W) bwd_sum_vec(x, dy, has_g ? vf_load(gam + j) : one, j, VF_W, nmr, rstd, &s, &sx, has_g);
+    for (; j + VF_W <= n; j += VF_W)
+        bwd_sum_vec(x, dy, has_g ? vf_load(gam + j) : one, j, VF_W, nmr, rstd, &s, &sx, has_g);
     if (j < n) bwd_sum_vec(x, dy, has_g ? vf_load_part(gam + j, n - j) : one, j, n - j, nmr, rstd, &s, &sx, has_g);
     *s1 = vf_sum(s);
     *s2 = vf_sum(sx);
@@ -152,8 +153,8 @@ static int bwd_coefs(const bwd_call *k, size_t r, double s1, double s2, bwd_coef
 /* One step of the pipeline: dx of the group at r (cnt rows, coefficients c; the lead before the
  * first vector-aligned dx with ordinary stores) and, in the same loop, the sums of the cnt2 rows
  * at r2 into s1, s2; prefetches the pf rows at r3 into L2 (streaming: the group after next). */
-LN_INLINE void bwd_step(const bwd_call *k, size_t r, size_t cnt, const bwd_coef *c, size_t r2, size_t cnt2,
-                        double *s1, double *s2, size_t r3, size_t pf, int has_g, int stream)
+LN_INLINE void bwd_step(const bwd_call *k, size_t r, size_t cnt, const bwd_coef *c, size_t r2, size_t cnt2, double *s1,
+                        double *s2, size_t r3, size_t pf, int has_g, int stream)
 {
     const size_t n = k->n;
     const float *gam = k->gam, *x = k->X + r * n, *dy = k->DY + r * n;
@@ -161,10 +162,9 @@ LN_INLINE void bwd_step(const bwd_call *k, size_t r, size_t cnt, const bwd_coef 
     float *dx = k->DX + r * n, *dga = k->dga, *dba = k->dba;
     const vf z = vf_set1(0.0f), one = vf_set1(1.0f);
     /* per summed row q its sums of g and g xhat, named so that they stay in registers */
-#define DECL(q)                                  \
-    vf sg##q = z, sx##q = z;                     \
-    const vf nmr##q = q < cnt2 ? bwd_nmr(k, r2 + q) : z, \
-             rs##q = vf_set1(q < cnt2 ? (float)k->a->rstd[r2 + q] : 0.0f);
+#define DECL(q)              \
+    vf sg##q = z, sx##q = z; \
+    const vf nmr##q = q < cnt2 ? bwd_nmr(k, r2 + q) : z, rs##q = vf_set1(q < cnt2 ? (float)k->a->rstd[r2 + q] : 0.0f);
     BWD_ROWS(DECL)
 #undef DECL
     const size_t lead = stream ? f32_stream_lead(dx, n) : 0;
@@ -225,8 +225,8 @@ static const int bwd_group_values[] = {1, 2, 4};
 static const int bwd_long_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
 static const ln_tunable f32_bwd_tunables[] = {
     LN_TUNABLE_STREAM_MIN_BYTES,
-    {"group_rows", "rows whose dx one loop writes (sharing the dgamma, dbeta loads) while it sums as many more",
-     2, bwd_group_values, GMAX == 4 ? 3 : 2},
+    {"group_rows", "rows whose dx one loop writes (sharing the dgamma, dbeta loads) while it sums as many more", 2,
+     bwd_group_values, GMAX == 4 ? 3 : 2},
     {"long_min_d", "D from which long_group_rows applies instead of group_rows", 8192, bwd_long_min_d_values, 6},
     {"long_group_rows", "group_rows for long rows (two groups of rows of x and dy stay in L2)", 2, bwd_group_values,
      GMAX == 4 ? 3 : 2},
@@ -243,8 +243,7 @@ static void f32_bwd_forward(const ln_args *a)
     const bwd_call k = {a, a->x, a->dy, a->gamma, a->dx, acc, acc + cols, n};
     const ln_tunable *t = f32_bwd_tunables;
     /* the rows of a group share one stream lead only when a row is whole vectors */
-    const int stream =
-        ln_tune_streams(a->rows, n, sizeof(float), ln_param(a, t, T_STREAM_MIN_BYTES)) && n % VF_W == 0;
+    const int stream = ln_tune_streams(a->rows, n, sizeof(float), ln_param(a, t, T_STREAM_MIN_BYTES)) && n % VF_W == 0;
     const int g = ln_param(a, t, n >= (size_t)ln_param(a, t, T_LONG_MIN_D) ? T_LONG_GROUP_ROWS : T_GROUP_ROWS);
     if (a->rows) bwd_pipelined(&k, (size_t)g, stream);
     if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads dx */
@@ -262,8 +261,8 @@ static double f32_bwd_bound(size_t n, double kappa)
     return ln_bound_norm_bwd((double)n / VF_W + 2.0, kappa, 0x1p-24, 0x1p-24);
 }
 
-#define F32_BWD_HOW                                                                                         \
-    "fp32: sum g, sum g xhat in W FMA lanes (summed in double), dx = rstd ((g - mean g) - xhat "          \
+#define F32_BWD_HOW                                                                                        \
+    "fp32: sum g, sum g xhat in W FMA lanes (summed in double), dx = rstd ((g - mean g) - xhat "           \
     "mean(g xhat)), fp32 dgamma, dbeta sums; pipeline of row groups (dx of one group, sums of the next), " \
     "non-temporal stores past stream_min_bytes; rows beyond fp32's range in double; "                      \
     "dx error 2 (n/W + 10) kappa u"

@@ -1,6 +1,6 @@
 /* Tunables (kernel.h's ln_tunable): a kernel's tunables pick loop forms and distances, never the
  * output bits. Every kernel this CPU runs is run with every allowed value of each of its
- * tunables, one at a time, and must give the bits (y, mean, rstd) of its defaults, on small
+ * tunables, one at a time, and must give the bits (y, mean, rstd; dx, dgamma, dbeta) of its defaults, on small
  * shapes in cache and on the same shapes through the streaming code (the streaming threshold
  * tunable set to 0, which is how small inputs reach it). */
 #include <math.h>
@@ -69,41 +69,60 @@ static void test_tables_well_formed(void **state)
 
 typedef struct {
     size_t rows, D, size;
-    void *x, *y, *g, *b;
-    double *mean, *rstd;
+    void *x, *y, *g, *b, *dy;
+    double *mean, *rstd; /* a backward kernel's saved statistics (inputs) */
 } bufs;
 
-/* y, mean and rstd of k on the inputs of b, params p (NULL: defaults), into y. */
+/* k's outputs on the inputs of b, params p (NULL: defaults): y, or dx with dgamma and dbeta after
+ * it (y holds rows x D + 2 D elements), and the statistics into mean, rstd (forward). */
 static void run(const ln_kernel *k, const bufs *b, void *y, double *mean, double *rstd, const int *p)
 {
+    const int bwd = ln_op_is_backward(k->op);
+    const size_t out = b->rows * b->D * b->size;
     ln_args a = {.rows = b->rows,
                  .D = b->D,
                  .x = b->x,
-                 .y = y,
+                 .y = bwd ? NULL : y,
                  .gamma = b->g,
-                 .beta = b->b,
+                 .beta = bwd ? NULL : b->b,
                  .eps = 1e-5,
-                 .mean = mean,
-                 .rstd = rstd,
-                 .params = p};
-    memset(y, 0, b->rows * b->D * b->size);
+                 .mean = bwd ? b->mean : mean,
+                 .rstd = bwd ? b->rstd : rstd,
+                 .params = p,
+                 .dy = bwd ? b->dy : NULL,
+                 .dx = bwd ? y : NULL,
+                 .dgamma = bwd ? (char *)y + out : NULL,
+                 .dbeta = bwd ? (char *)y + out + b->D * b->size : NULL};
+    memset(y, 0, out + (bwd ? 2 * b->D * b->size : 0));
+    if (bwd) memset(mean, 0, 2 * b->rows * sizeof(double)); /* compared below: nothing returned */
     k->forward(&a);
 }
 
 /* Rows of normal-ish values about offsets that vary by row (some far from the first elements, so
- * the shifted kernels' fallbacks run too), gamma and beta drawn. */
-static void fill(bufs *b, ln_dtype t)
+ * the shifted kernels' fallbacks run too), gamma and beta drawn; for the backward ops dy drawn,
+ * saved statistics, and a row 2 for the fp32 kernels' double row (in the middle of a row group). */
+static void fill(bufs *b, ln_dtype t, int bwd)
 {
     uint32_t s = 7;
     for (size_t i = 0; i < b->rows * b->D; i++) {
         s = s * 1664525u + 1013904223u;
         double off = (i / b->D) % 3 == 1 ? 100.0 : (i / b->D) % 3 == 2 && i % b->D < 64 ? 50.0 : 0.0;
         ln_store(t, b->x, i, (double)(s >> 8) * 0x1p-23 - 0.5 + off);
+        ln_store(t, b->dy, i, (double)(s & 0xffff) * 0x1p-15 - 1.0);
     }
     for (size_t i = 0; i < b->D; i++) {
         ln_store(t, b->g, i, 1.0 + 0.25 * (double)(i % 5) / 4);
         ln_store(t, b->b, i, 0.25 * (double)(i % 3) / 2);
     }
+    for (size_t r = 0; r < b->rows; r++) {
+        b->mean[r] = r % 3 == 1 ? 100.0 : r % 3 == 2 ? 50.0 * 64 / (double)b->D : 0.0;
+        b->rstd[r] = 3.4 + 0.1 * (double)r;
+    }
+    if (!bwd) return;
+    /* row 2: x within 2^-128 of its mean 0 and rstd 2^129 (beyond fp32), so that its xhat, and
+     * what it adds to dgamma, are ordinary numbers a changed bit shows in */
+    b->mean[2] = 0, b->rstd[2] = 0x1p129;
+    for (size_t i = 0; i < b->D; i++) ln_store(t, b->x, 2 * b->D + i, ((double)(i % 7) - 3) * 0x1p-130);
 }
 
 static void test_values_keep_bits(void **state)
@@ -121,12 +140,14 @@ static void test_values_keep_bits(void **state)
             int *p = malloc(k->n_tunables * sizeof *p);
             for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
                 bufs b = {.rows = shapes[s][1], .D = shapes[s][0], .size = ln_fmt(k->dtype)->size};
-                const size_t bytes = (b.rows * b.D * b.size + 64 + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+                /* y, or dx and dgamma, dbeta; aligned_alloc wants a multiple of the alignment */
+                const size_t bytes = ((b.rows + 2) * b.D * b.size + 64 + 63) / 64 * 64;
                 b.x = aligned_alloc(64, bytes), b.g = malloc(b.D * b.size), b.b = malloc(b.D * b.size);
+                b.dy = aligned_alloc(64, bytes), b.mean = malloc(2 * b.rows * sizeof(double)), b.rstd = b.mean + b.rows;
                 char *y0 = aligned_alloc(64, bytes), *y1 = aligned_alloc(64, bytes);
                 double *m0 = malloc(2 * b.rows * sizeof(double)), *r0 = m0 + b.rows;
                 double *m1 = malloc(2 * b.rows * sizeof(double)), *r1 = m1 + b.rows;
-                fill(&b, k->dtype);
+                fill(&b, k->dtype, ln_op_is_backward(k->op));
                 /* y one element past a vector boundary on odd shapes: a lead of ordinary stores */
                 char *ya = y0 + (s % 2) * b.size, *yb = y1 + (s % 2) * b.size;
                 run(k, &b, ya, m0, r0, NULL);
@@ -138,19 +159,20 @@ static void test_values_keep_bits(void **state)
                             p[t] = k->tunables[t].values[v];
                             run(k, &b, yb, m1, r1, p);
                             runs++;
-                            if (memcmp(ya, yb, b.rows * b.D * b.size) || memcmp(m0, m1, 2 * b.rows * sizeof(double)))
+                            const size_t out = (b.rows + 2 * ln_op_is_backward(k->op)) * b.D * b.size;
+                            if (memcmp(ya, yb, out) || memcmp(m0, m1, 2 * b.rows * sizeof(double)))
                                 fail_msg("%s D %zu rows %zu: %s = %d (%s) changed the outputs", k->name, b.D, b.rows,
                                          k->tunables[t].name, p[t], regime ? "streaming" : "defaults otherwise");
                         }
                     }
                 }
-                free(b.x), free(b.g), free(b.b), free(y0), free(y1), free(m0), free(m1);
+                free(b.x), free(b.g), free(b.b), free(b.dy), free(b.mean), free(y0), free(y1), free(m0), free(m1);
             }
             free(p);
         }
     }
 #if LN_X86 /* every CPU with AVX2 runs the AVX2 kernels with tunables */
-    if (ln_cpu_features() & LN_ISA_AVX2) assert_true(kernels >= 6 && runs > 0);
+    if (ln_cpu_features() & LN_ISA_AVX2) assert_true(kernels >= 8 && runs > 0); /* the backward ones too */
 #endif
     (void)runs, (void)kernels;
 }

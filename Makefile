@@ -199,7 +199,7 @@ PLUGIN_HOSTILE := $(patsubst %,$(BUILD)/tests/plugin-hostile-%.so,gamma scratch 
 # sub-make only, never to the recipes that time kernels.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_NEEDS = $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(PLUGIN_HOSTILE) \
-             $(BUILD)/tests/plugin-tune.so $(if $(EMULATE),$(BUILD)/lnbench-emu)
+             $(BUILD)/tests/plugin-tune.so $(BUILD)/tests/plugin-planted.so $(if $(EMULATE),$(BUILD)/lnbench-emu)
 .PHONY: build-test build-bench
 build-test:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_NEEDS)
@@ -227,6 +227,10 @@ $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
 # Kernels with tunables for the tests of lnbench tune (tests/test_tune.c).
 $(BUILD)/tests/plugin-tune.so: tests/fixtures/plugin_tune.c kernels/kernel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
+# One kernel per op with a bug on rows no built-in distribution draws (tests/test_hunt.c).
+$(BUILD)/tests/plugin-planted.so: tests/fixtures/plugin_planted.c kernels/kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
 $(BUILD)/tests/plugin-hostile-%.so: tests/fixtures/plugin_hostile.c kernels/kernel.h kernels/bounds.h

@@ -8,8 +8,8 @@
  * rounded once to t (a double rounding only where the value is within 2^-100 of a midpoint);
  * the variance comes from sum (x_i - mean)^2 about a double-double mean, so its error grows with
  * kappa^2 2^-106. Statistics as ln_ref_row and ln_ref_rms_row give them. */
-static void norm_row(int centred, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta,
-                     double eps, void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
+static void norm_row(int centred, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps,
+                     void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
 {
     dd sum = {0, 0};
     if (centred)
@@ -34,7 +34,7 @@ static void norm_row(int centred, ln_dtype t, size_t D, const void *x, const voi
         st->mean = mean.hi + mean.lo;
         st->var = var.hi + var.lo;
         st->rstd = rstd.hi;
-        st->kappa = !centred                ? 1
+        st->kappa = !centred          ? 1
                     : radicand.hi > 0 ? sqrt(1.0 + st->mean * st->mean / (radicand.hi + radicand.lo))
                                       : INFINITY;
     }
@@ -58,8 +58,8 @@ static void screen_layernorm(ln_dtype t, size_t rows, size_t D, double eps, cons
     norm_rows(1, t, rows, D, eps, in, out, st);
 }
 
-static void screen_rmsnorm(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
-                           const ln_ref_out *out, ln_ref_stats *st)
+static void screen_rmsnorm(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out,
+                           ln_ref_stats *st)
 {
     norm_rows(0, t, rows, D, eps, in, out, st);
 }

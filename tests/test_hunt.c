@@ -16,6 +16,7 @@
 
 #define LN_FUZZ_NO_MAIN
 #include "../fuzz/fuzz_kernels.c"
+#include "plugin.h"
 #include "replay.h"
 #include "lnbench_run.h"
 #include "tmpdir.h"
@@ -280,6 +281,90 @@ static void test_hunt_shards_make_the_whole(void **state)
     free(ra), free(rb);
 }
 
+static const char *plugin_dir;
+
+/* The replay file at path fails kernel k (loaded): a row of another op through ln_replay_check,
+ * the first op's through the fuzzer's own check of that kernel. */
+static void replay_fails(const char *path, const ln_kernel *k)
+{
+    size_t len;
+    char *data = read_file(path, &len), msg[1024] = "";
+    if (ln_replay_has_op((const uint8_t *)data, len)) {
+        ln_replay_row r;
+        assert_int_equal(ln_replay_read((const uint8_t *)data, len, &r), 0);
+        assert_int_equal(r.op, k->op);
+        ln_replay_row_free(&r);
+        assert_int_equal(ln_replay_check((const uint8_t *)data, len, msg, sizeof msg), 1);
+        if (!strstr(msg, k->name)) fail_msg("the replay failed another kernel: %s", msg);
+    } else {
+        assert_int_equal(k->op, 0); /* the fuzzer's layout holds the first op's rows only */
+        fuzz_problem p;
+        ln_prepared ref;
+        decode((const uint8_t *)data, len, &p);
+        reference(&p, &ref);
+        assert_int_equal(check_kernel(k, &p, &ref, msg, sizeof msg), 1);
+        problem_free(&p, &ref);
+    }
+    free(data);
+}
+
+/* The planted bugs of tests/fixtures/plugin_planted.c, one f32 kernel per op, 2^-10 (16384 u)
+ * wrong on rows no built-in distribution draws (forward: |mean| / sigma in [512, 2048); backward:
+ * some |dy_i| >= 16, so the search over dy must find them): for each, `hunt --op` reaches such a
+ * row from built-in rows that are all within the bound, confirms the error with the MPFR
+ * reference (verdict fail, exit status 1), the repro command it wrote (--op, --input dy) gives
+ * `lnbench accuracy`'s verdict fail on that row, and the replay file it wrote fails the kernel;
+ * the op's double-computing built-in kernel passes the same search. */
+static void test_hunt_finds_planted_bugs_of_every_op(void **state)
+{
+    (void)state;
+    char planted[512];
+    snprintf(planted, sizeof planted, "%s/tests/plugin-planted.so", plugin_dir);
+    size_t before = ln_kernel_count();
+    ln_plugin_load(planted);
+    int seen[LN_NOPS] = {0};
+    for (size_t i = before; i < ln_kernel_count(); i++) {
+        const ln_kernel *k = ln_kernel_at(i);
+        const char *op = ln_op_name(k->op);
+        char dir[600], csv[700], path[900], tail[64];
+        seen[k->op] = 1;
+        snprintf(dir, sizeof dir, "%s", test_path(k->name));
+        int st = run("hunt --plugin %s --op %s --kernel %s --D 64 --evals 2000 --starts 2 --quiet --out %s", planted,
+                     op, k->name, dir);
+        if (st != 1) fail_msg("hunt --op %s --kernel %s: exit %d, expected 1: %s", op, k->name, st, run_output);
+        snprintf(csv, sizeof csv, "%s/hunt.csv", dir);
+        double ratio = csv_number(csv, 1, H_RATIO), builtin = csv_number(csv, 1, H_BUILTIN_RATIO);
+        if (!(builtin <= 1)) fail_msg("%s: the built-in rows already break the bound (%g)", k->name, builtin);
+        if (!(ratio > 1000)) fail_msg("%s: the worst ratio found is %g, not the planted error", k->name, ratio);
+        char *text = read_file(csv, NULL);
+        snprintf(tail, sizeof tail, ",%s\n", op);
+        assert_non_null(strstr(text, ",fail,"));
+        assert_non_null(strstr(text, tail)); /* the op column */
+        char *repro = strstr(text, "\"lnbench accuracy --op "), *end = repro ? strchr(repro + 1, '"') : NULL;
+        assert_non_null(end);
+        *end = 0;
+        if (k->op != ln_ops[k->op].forward) assert_non_null(strstr(repro, " --input dy="));
+        st = run("%s --plugin %s --quiet --out %s/a.csv", repro + strlen("\"lnbench "), planted, dir);
+        if (st != 0) fail_msg("%s: exit %d: %s", repro, st, run_output);
+        free(text);
+        snprintf(path, sizeof path, "%s/a.csv", dir);
+        text = read_file(path, NULL);
+        if (!strstr(text, ",fail,")) fail_msg("accuracy does not fail %s on the row hunt found: %s", k->name, text);
+        free(text);
+        snprintf(path, sizeof path, "%s/%s-D64-eps1e-05-ratio", dir, k->name);
+        replay_fails(path, k);
+        st = run("hunt --op %s --kernel 'f32-*accurate-scalar' --D 64 --evals 600 --starts 2 --quiet --out %s/good", op,
+                 dir);
+        if (st != 0) fail_msg("hunt --op %s on its accurate kernel: exit %d: %s", op, st, run_output);
+        snprintf(path, sizeof path, "%s/good/hunt.csv", dir);
+        text = read_file(path, NULL);
+        assert_non_null(strstr(text, ",pass,"));
+        free(text);
+    }
+    for (int op = 0; op < LN_NOPS; op++)
+        if (!seen[op]) fail_msg("tests/fixtures/plugin_planted.c has no kernel of %s", ln_op_name((ln_op)op));
+}
+
 static void expect_usage_error(const char *args, const char *named)
 {
     int st = run("%s", args);
@@ -297,13 +382,15 @@ static void test_hunt_usage_errors(void **state)
     expect_usage_error("hunt --shard 0/2", "--shard");
     expect_usage_error("hunt --eps -1", "-1");
     expect_usage_error("hunt --out /proc/x", "/proc/x");
+    expect_usage_error("hunt --op nosuch", "nosuch");
 }
 
 int main(void)
 {
     lnbench = getenv("LNBENCH");
-    if (!lnbench) {
-        fprintf(stderr, "test_hunt: set LNBENCH to the lnbench binary (make test does)\n");
+    plugin_dir = getenv("LNBENCH_PLUGIN_DIR");
+    if (!lnbench || !plugin_dir) {
+        fprintf(stderr, "test_hunt: set LNBENCH and LNBENCH_PLUGIN_DIR (make test does)\n");
         return 1;
     }
     const struct CMUnitTest tests[] = {
@@ -316,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_replay_file_decodes_to_the_row),
         cmocka_unit_test(test_accuracy_shards_make_the_whole),
         cmocka_unit_test(test_hunt_shards_make_the_whole),
+        cmocka_unit_test(test_hunt_finds_planted_bugs_of_every_op),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

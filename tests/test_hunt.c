@@ -283,6 +283,59 @@ static void test_hunt_shards_make_the_whole(void **state)
 
 static const char *plugin_dir;
 
+/* Every op's screen (ln_op_screen: reference/screen.c, or the reference itself) agrees with its
+ * MPFR reference on the cases hunt scores: every output (y or dx, dgamma, dbeta) exact to 2^-90
+ * of the tensor's largest value and rounded alike on all but a few elements (a double rounding
+ * within 2^-100 of a midpoint), and the statistics the contract is read from (mean, var, rstd,
+ * kappa) to 1e-12. A wrong sign or a missing term in a screen breaks these by far. */
+static void test_screens_agree_with_the_reference(void **state)
+{
+    (void)state;
+    const char *specs[] = {"normal", "offset:1e4", "outlier:1000", "shifted", "const"};
+    for (int op = 0; op < LN_NOPS; op++)
+        for (size_t d = 0; d < sizeof specs / sizeof specs[0]; d++) {
+            ln_case c = {.dtype = LN_F32, .D = 200, .rows = 3, .eps = 1e-5, .seed = 7, .affine = 1, .op = (ln_op)op};
+            ln_dist_parse(specs[d], &c.dist);
+            ln_prepared ref, scr;
+            assert_int_equal(ln_prepare(&c, &ref), 0);
+            c.screen = ln_op_screen((ln_op)op);
+            assert_non_null(c.screen);
+            assert_int_equal(ln_prepare(&c, &scr), 0);
+            const ln_op_info *info = &ln_ops[op];
+            for (size_t i = 0; i < info->n_roles; i++) {
+                if (info->roles[i].kind != LN_ROLE_OUT) continue;
+                size_t n = info->roles[i].shape == LN_SHAPE_ROWS_D ? c.rows * c.D : c.D, differ = 0;
+                double scale = 0;
+                for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(ref.role[i].hi[k]));
+                for (size_t k = 0; k < n; k++) {
+                    double want = ref.role[i].hi[k] + ref.role[i].lo[k], got = scr.role[i].hi[k] + scr.role[i].lo[k];
+                    if (isnan(want) && isnan(got)) continue;
+                    if (!(fabs((scr.role[i].hi[k] - ref.role[i].hi[k]) + (scr.role[i].lo[k] - ref.role[i].lo[k])) <=
+                          0x1p-90 * scale))
+                        fail_msg("%s %s %s[%zu]: screen %.17g, reference %.17g", info->name, specs[d],
+                                 info->roles[i].name, k, got, want);
+                    differ += ln_load(c.dtype, scr.role[i].ref, k) != ln_load(c.dtype, ref.role[i].ref, k);
+                }
+                if (differ > 2)
+                    fail_msg("%s %s %s: %zu elements rounded otherwise", info->name, specs[d], info->roles[i].name,
+                             differ);
+            }
+            for (size_t r = 0; r < c.rows; r++) {
+                const ln_ref_stats *a = &ref.stats[r], *b = &scr.stats[r];
+                const double pairs[][2] = {
+                    {a->mean, b->mean}, {a->var, b->var}, {a->rstd, b->rstd}, {a->kappa, b->kappa}};
+                for (size_t k = 0; k < 4; k++)
+                    if (!(fabs(pairs[k][0] - pairs[k][1]) <= 1e-12 * fabs(pairs[k][0])) &&
+                        !(pairs[k][0] == pairs[k][1]) && !(isnan(pairs[k][0]) && isnan(pairs[k][1])))
+                        fail_msg("%s %s row %zu statistic %zu: screen %.17g, reference %.17g", info->name, specs[d], r,
+                                 k, pairs[k][1], pairs[k][0]);
+            }
+            ln_prepared_free(&ref);
+            ln_prepared_free(&scr);
+            ln_dist_free(&c.dist);
+        }
+}
+
 /* The replay file at path fails kernel k (loaded): a row of another op through ln_replay_check,
  * the first op's through the fuzzer's own check of that kernel. */
 static void replay_fails(const char *path, const ln_kernel *k)
@@ -404,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_accuracy_shards_make_the_whole),
         cmocka_unit_test(test_hunt_shards_make_the_whole),
         cmocka_unit_test(test_hunt_finds_planted_bugs_of_every_op),
+        cmocka_unit_test(test_screens_agree_with_the_reference),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

@@ -368,15 +368,15 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC_all) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
 
-# `make hunt`: `lnbench hunt` over every kernel this CPU runs, HUNT_SECONDS of search each at
-# D = HUNT_D (a list; a few minutes in all): the rows and one line per kernel and D in
-# $(RESULTS)/hunt/hunt.csv, where `lnbench hunt` writes it too (results/README.md; docs/hunt.md).
-# Exit status 1 when a kernel broke its bound.
-HUNT_SECONDS ?= 4
+# `make hunt`: `lnbench hunt --every-op` over every kernel of every op this CPU runs, HUNT_SECONDS
+# of search each at D = HUNT_D (a list; a few minutes in all): the rows and one line per kernel
+# and D in $(RESULTS)/hunt/hunt.csv, where `lnbench hunt` writes it too (results/README.md;
+# docs/hunt.md). Exit status 1 when a kernel broke its bound.
+HUNT_SECONDS ?= 3
 HUNT_D ?= 768
 .PHONY: hunt
 hunt: $(BUILD)/lnbench
-	$(BUILD)/lnbench hunt --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt
+	$(BUILD)/lnbench hunt --every-op --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt
 
 # Figures and report from a run's results (gnuplot-nox; see docs/plots.md).
 # `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures

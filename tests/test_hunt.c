@@ -418,6 +418,32 @@ static void test_hunt_finds_planted_bugs_of_every_op(void **state)
         if (!seen[op]) fail_msg("tests/fixtures/plugin_planted.c has no kernel of %s", ln_op_name((ln_op)op));
 }
 
+/* --every-op (make hunt): one hunt.csv with a row for every op of the table, each for a kernel
+ * of that op, its op column saying which. */
+static void test_hunt_every_op(void **state)
+{
+    (void)state;
+    char csv[512];
+    run_hunt("every", "--every-op --kernel 'f32-*naive-scalar' --D 32 --evals 60 --starts 1", csv, sizeof csv);
+    char *text = read_file(csv, NULL);
+    for (int op = 0; op < LN_NOPS; op++) {
+        int found = 0;
+        for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(line + 1, ","), line + 1);
+            const ln_kernel *k = ln_kernel_find(name);
+            const char *end = strchr(line + 1, '\n'), *last = end;
+            while (last > line && *last != ',') last--; /* the line's last field: op */
+            size_t len = (size_t)(end - last - 1);
+            if (k && k->op == (ln_op)op && len == strlen(ln_op_name(k->op)) &&
+                !strncmp(last + 1, ln_op_name(k->op), len))
+                found = 1;
+        }
+        if (!found) fail_msg("no row of %s in %s", ln_op_name((ln_op)op), text);
+    }
+    free(text);
+}
+
 static void expect_usage_error(const char *args, const char *named)
 {
     int st = run("%s", args);
@@ -436,6 +462,7 @@ static void test_hunt_usage_errors(void **state)
     expect_usage_error("hunt --eps -1", "-1");
     expect_usage_error("hunt --out /proc/x", "/proc/x");
     expect_usage_error("hunt --op nosuch", "nosuch");
+    expect_usage_error("hunt --every-op --op rmsnorm", "not both");
 }
 
 int main(void)
@@ -458,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_hunt_shards_make_the_whole),
         cmocka_unit_test(test_hunt_finds_planted_bugs_of_every_op),
         cmocka_unit_test(test_screens_agree_with_the_reference),
+        cmocka_unit_test(test_hunt_every_op),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

@@ -1,5 +1,6 @@
 /* lnbench hunt: searches for each selected kernel's worst rows (harness/hunt/hunt.h), reports
  * them confirmed by the MPFR reference, and keeps them as .npy rows and as replay files. */
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "meta.h"
 #include "npy.h"
 #include "outfile.h"
+#include "plugin.h"
 #include "replay.h"
 #include "verbs.h"
 
@@ -22,6 +24,8 @@ static const char hunt_help[] =
     "and confirmed with the MPFR reference (docs/hunt.md). Every op of kernels/ops.def: a row is\n"
     "every rows x D input of the op (x, and dy for the backward ops), all searched.\n"
     "  --op OP         %s: the kernels searched       (default: layernorm)\n"
+    "  --every-op      every op of the table in turn, each with its kernels that --kernel matches\n"
+    "                  (make hunt)\n"
     "  --kernels LIST  kernel names or globs, comma-separated (or --kernel)\n"
     "                                                              (default: every kernel this CPU runs)\n"
     "  --D LIST        row lengths, comma-separated                (default: 768)\n"
@@ -117,6 +121,32 @@ static void write_find(const char *st, const char *what, const ln_kernel *k, siz
     ln_replay_write_op_row(path, k->op, k->dtype, D, in, eps);
 }
 
+/* --every-op: the kernels of every op that the patterns match (an op none of them matches is
+ * left out), op after op, in one array. */
+static size_t kernels_of_every_op(const char *list, const ln_kernel ***out)
+{
+    size_t nitems, n = 0;
+    char **items = ln_split_list(list, "--kernels", &nitems);
+    const ln_kernel **all = malloc((ln_kernel_count() + 1) * sizeof *all);
+    if (!all) ln_die("out of memory");
+    for (int op = 0; op < LN_NOPS; op++) {
+        int matches = 0;
+        for (size_t i = 0; i < ln_kernel_count(); i++)
+            for (size_t j = 0; j < nitems; j++)
+                matches |= ln_kernel_at(i)->op == (ln_op)op && fnmatch(items[j], ln_kernel_at(i)->name, 0) == 0;
+        if (!matches) continue;
+        ln_cli_op = (ln_op)op;
+        const ln_kernel **ks;
+        size_t nk = ln_select_kernels(list, &ks, 0);
+        memcpy(all + n, ks, nk * sizeof *ks);
+        n += nk;
+        free(ks);
+    }
+    free(items);
+    *out = all;
+    return n;
+}
+
 static void csv_quoted(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -129,7 +159,21 @@ static void csv_quoted(FILE *f, const char *s)
 
 int cmd_hunt(int argc, char **argv)
 {
-    enum { O_KERNEL = 1, O_D, O_EPS, O_SECONDS, O_EVALS, O_STARTS, O_SEED, O_SHARD, O_OUT, O_CSV, O_QUIET, O_HELP };
+    enum {
+        O_KERNEL = 1,
+        O_D,
+        O_EPS,
+        O_SECONDS,
+        O_EVALS,
+        O_STARTS,
+        O_SEED,
+        O_SHARD,
+        O_OUT,
+        O_CSV,
+        O_QUIET,
+        O_HELP,
+        O_EVERY_OP
+    };
     static const struct option opts[] = {{"kernel", required_argument, 0, O_KERNEL},
                                          {"kernels", required_argument, 0, O_KERNEL},
                                          {"D", required_argument, 0, O_D},
@@ -143,10 +187,11 @@ int cmd_hunt(int argc, char **argv)
                                          {"csv", required_argument, 0, O_CSV},
                                          {"quiet", no_argument, 0, O_QUIET},
                                          {"help", no_argument, 0, O_HELP},
+                                         {"every-op", no_argument, 0, O_EVERY_OP},
                                          {0, 0, 0, 0}};
     const char *kernels = "*", *out_dir = "results/hunt", *csv_path = NULL, *D_list = "768";
     ln_hunt_config cfg = {.D = 768, .eps = 1e-5, .seed = 1, .seconds = 30, .starts = 4, .shard = {0, 1}, .progress = 1};
-    int evals_given = 0, seconds_given = 0, c;
+    int evals_given = 0, seconds_given = 0, every_op = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -169,6 +214,7 @@ int cmd_hunt(int argc, char **argv)
         case O_OUT: out_dir = optarg; break;
         case O_CSV: csv_path = optarg; break;
         case O_QUIET: cfg.progress = 0; break;
+        case O_EVERY_OP: every_op = 1; break;
         case O_HELP: printf(hunt_help, ln_op_list()); return 0;
         default:
             ln_die_usage("hunt: unknown option or missing value '%s'; see 'lnbench hunt --help'", argv[optind - 1]);
@@ -184,7 +230,8 @@ int cmd_hunt(int argc, char **argv)
     for (size_t i = 0; i < nD; i++) Ds[i] = (size_t)ln_parse_int(D_items[i], "--D", 2, 65535);
 
     const ln_kernel **ks;
-    size_t nk = ln_select_kernels(kernels, &ks, 0);
+    if (every_op && ln_cli_op_given) ln_die_usage("hunt: give --op or --every-op, not both");
+    size_t nk = every_op ? kernels_of_every_op(kernels, &ks) : ln_select_kernels(kernels, &ks, 0);
     if (nk == 0) ln_die_usage("--kernel: none of the selected %s kernels runs on this CPU", ln_op_name(ln_cli_op));
     ln_print_skip_note();
     char csv_default[4200], meta_path[4300];

@@ -80,7 +80,11 @@ int ln_replay_read(const uint8_t *data, size_t size, ln_replay_row *r)
     for (size_t i = 0; i < info->n_roles; i++) {
         if (info->roles[i].kind != LN_ROLE_IN) continue;
         if (!(r->in[i] = malloc(r->D * sizeof(double)))) ln_die("out of memory");
-        for (size_t j = 0; j < r->D; j++) r->in[i][j] = ln_load(r->t, data + at, j);
+        for (size_t j = 0; j < r->D; j++) {
+            double e; /* the file's values lie at any alignment: each copied out first */
+            memcpy(&e, data + at + j * es, es);
+            r->in[i][j] = ln_load(r->t, &e, 0);
+        }
         at += r->D * es;
     }
     return 0;

@@ -207,7 +207,7 @@ PLUGIN_HOSTILE := $(patsubst %,$(BUILD)/tests/plugin-hostile-%.so,gamma scratch 
 # sub-make only, never to the recipes that time kernels.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_NEEDS = $(TEST_BIN) $(BUILD)/lnbench $(BUILD)/plugin-example.so $(PLUGIN_BAD) $(PLUGIN_HOSTILE) \
-             $(BUILD)/tests/plugin-tune.so $(if $(EMULATE),$(BUILD)/lnbench-emu)
+             $(BUILD)/tests/plugin-tune.so $(BUILD)/tests/plugin-planted.so $(if $(EMULATE),$(BUILD)/lnbench-emu)
 .PHONY: build-test build-bench
 build-test:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_NEEDS)
@@ -235,6 +235,10 @@ $(BUILD)/tests/plugin-bad-%.so: tests/fixtures/plugin_bad.c kernels/kernel.h
 	$(CC) $(PLUGIN_FLAGS) -DBAD_$(shell echo $* | tr a-z A-Z) $< -o $@
 # Kernels with tunables for the tests of lnbench tune (tests/test_tune.c).
 $(BUILD)/tests/plugin-tune.so: tests/fixtures/plugin_tune.c kernels/kernel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
+# One kernel per op with a bug on rows no built-in distribution draws (tests/test_hunt.c).
+$(BUILD)/tests/plugin-planted.so: tests/fixtures/plugin_planted.c kernels/kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_FLAGS) $< -o $@ -lm
 $(BUILD)/tests/plugin-hostile-%.so: tests/fixtures/plugin_hostile.c kernels/kernel.h kernels/bounds.h
@@ -372,15 +376,15 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/liblnbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC_all) -MMD -MP $< $(BUILD)/liblnbench.a -o $@ $(LDLIBS) -lstdc++ $(LDFLAGS) -fsanitize=fuzzer
 
-# `make hunt`: `lnbench hunt` over every kernel this CPU runs, HUNT_SECONDS of search each at
-# D = HUNT_D (a list; a few minutes in all): the rows and one line per kernel and D in
-# $(RESULTS)/hunt/hunt.csv, where `lnbench hunt` writes it too (results/README.md; docs/hunt.md).
-# Exit status 1 when a kernel broke its bound.
-HUNT_SECONDS ?= 4
+# `make hunt`: `lnbench hunt --every-op` over every kernel of every op this CPU runs, HUNT_SECONDS
+# of search each at D = HUNT_D (a list; a few minutes in all): the rows and one line per kernel
+# and D in $(RESULTS)/hunt/hunt.csv, where `lnbench hunt` writes it too (results/README.md;
+# docs/hunt.md). Exit status 1 when a kernel broke its bound.
+HUNT_SECONDS ?= 3
 HUNT_D ?= 768
 .PHONY: hunt
 hunt: $(BUILD)/lnbench
-	$(BUILD)/lnbench hunt --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt
+	$(BUILD)/lnbench hunt --every-op --quiet --D $(HUNT_D) --seconds $(HUNT_SECONDS) --out $(RESULTS)/hunt
 
 # Figures and report from a run's results (gnuplot-nox; see docs/plots.md).
 # `make sweeps` runs the two small accuracy sweeps behind the conditioning and eps figures

@@ -78,4 +78,11 @@ ln_ref_op ln_ref_rmsnorm_bwd;         /* in: x, gamma, dy; out: dx, dgamma, dbet
 ln_ref_op ln_ref_layernorm_bwd_saved; /* in: x, gamma, dy, mean, rstd; out: dx */
 ln_ref_op ln_ref_rmsnorm_bwd_saved;   /* in: x, gamma, dy, mean (not read), rstd; out: dx */
 
+/* A cheap stand-in for the reference entry point given, of the same signature, or NULL when it
+ * has none (reference/screen.c, one line per entry point): double-double arithmetic, about 100
+ * correct bits, not correctly rounded (a double rounding where an output is within 2^-100 of a
+ * midpoint). For a search that scores thousands of candidates a second and confirms its best
+ * with the reference itself (`lnbench hunt`). */
+ln_ref_op *ln_ref_screen_of(ln_ref_op *reference);
+
 #endif

@@ -16,6 +16,7 @@
 
 #define LN_FUZZ_NO_MAIN
 #include "../fuzz/fuzz_kernels.c"
+#include "plugin.h"
 #include "replay.h"
 #include "lnbench_run.h"
 #include "tmpdir.h"
@@ -280,6 +281,174 @@ static void test_hunt_shards_make_the_whole(void **state)
     free(ra), free(rb);
 }
 
+static const char *plugin_dir;
+
+/* Every op's screen (ln_op_screen: reference/screen.c, or the reference itself) agrees with its
+ * MPFR reference on the cases hunt scores: every output (y or dx, dgamma, dbeta) exact to 2^-90
+ * of the tensor's largest value and rounded alike on all but a few elements (a double rounding
+ * within 2^-100 of a midpoint), and the statistics the contract is read from (mean, var, rstd,
+ * kappa) to 1e-12. A wrong sign or a missing term in a screen breaks these by far. */
+static void test_screens_agree_with_the_reference(void **state)
+{
+    (void)state;
+    const char *specs[] = {"normal", "offset:1e4", "outlier:1000", "shifted", "const"};
+    for (int op = 0; op < LN_NOPS; op++)
+        for (size_t d = 0; d < sizeof specs / sizeof specs[0]; d++) {
+            ln_case c = {.dtype = LN_F32, .D = 200, .rows = 3, .eps = 1e-5, .seed = 7, .affine = 1, .op = (ln_op)op};
+            ln_dist_parse(specs[d], &c.dist);
+            ln_prepared ref, scr;
+            assert_int_equal(ln_prepare(&c, &ref), 0);
+            c.screen = ln_op_screen((ln_op)op);
+            assert_non_null(c.screen);
+            assert_int_equal(ln_prepare(&c, &scr), 0);
+            const ln_op_info *info = &ln_ops[op];
+            for (size_t i = 0; i < info->n_roles; i++) {
+                if (info->roles[i].kind != LN_ROLE_OUT) continue;
+                size_t n = info->roles[i].shape == LN_SHAPE_ROWS_D ? c.rows * c.D : c.D, differ = 0;
+                double scale = 0;
+                for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(ref.role[i].hi[k]));
+                for (size_t k = 0; k < n; k++) {
+                    double want = ref.role[i].hi[k] + ref.role[i].lo[k], got = scr.role[i].hi[k] + scr.role[i].lo[k];
+                    if (isnan(want) && isnan(got)) continue;
+                    if (!(fabs((scr.role[i].hi[k] - ref.role[i].hi[k]) + (scr.role[i].lo[k] - ref.role[i].lo[k])) <=
+                          0x1p-90 * scale))
+                        fail_msg("%s %s %s[%zu]: screen %.17g, reference %.17g", info->name, specs[d],
+                                 info->roles[i].name, k, got, want);
+                    differ += ln_load(c.dtype, scr.role[i].ref, k) != ln_load(c.dtype, ref.role[i].ref, k);
+                }
+                if (differ > 2)
+                    fail_msg("%s %s %s: %zu elements rounded otherwise", info->name, specs[d], info->roles[i].name,
+                             differ);
+            }
+            for (size_t r = 0; r < c.rows; r++) {
+                const ln_ref_stats *a = &ref.stats[r], *b = &scr.stats[r];
+                const double pairs[][2] = {
+                    {a->mean, b->mean}, {a->var, b->var}, {a->rstd, b->rstd}, {a->kappa, b->kappa}};
+                for (size_t k = 0; k < 4; k++)
+                    if (!(fabs(pairs[k][0] - pairs[k][1]) <= 1e-12 * fabs(pairs[k][0])) &&
+                        !(pairs[k][0] == pairs[k][1]) && !(isnan(pairs[k][0]) && isnan(pairs[k][1])))
+                        fail_msg("%s %s row %zu statistic %zu: screen %.17g, reference %.17g", info->name, specs[d], r,
+                                 k, pairs[k][1], pairs[k][0]);
+            }
+            ln_prepared_free(&ref);
+            ln_prepared_free(&scr);
+            ln_dist_free(&c.dist);
+        }
+}
+
+/* The replay file at path fails kernel k (loaded): a row of another op through ln_replay_check,
+ * the first op's through the fuzzer's own check of that kernel. */
+static void replay_fails(const char *path, const ln_kernel *k)
+{
+    size_t len;
+    char *data = read_file(path, &len), msg[1024] = "";
+    if (ln_replay_has_op((const uint8_t *)data, len)) {
+        ln_replay_row r;
+        assert_int_equal(ln_replay_read((const uint8_t *)data, len, &r), 0);
+        assert_int_equal(r.op, k->op);
+        ln_replay_row_free(&r);
+        assert_int_equal(ln_replay_check((const uint8_t *)data, len, msg, sizeof msg), 1);
+        if (!strstr(msg, k->name)) fail_msg("the replay failed another kernel: %s", msg);
+    } else {
+        assert_int_equal(k->op, 0); /* the fuzzer's layout holds the first op's rows only */
+        fuzz_problem p;
+        ln_prepared ref;
+        decode((const uint8_t *)data, len, &p);
+        reference(&p, &ref);
+        assert_int_equal(check_kernel(k, &p, &ref, msg, sizeof msg), 1);
+        problem_free(&p, &ref);
+    }
+    free(data);
+}
+
+/* The planted bugs of tests/fixtures/plugin_planted.c, one f32 kernel per op, 2^-10 (16384 u)
+ * wrong on rows no built-in distribution draws (forward: |mean| / sigma in [512, 2048); backward:
+ * some |dy_i| >= 16, so the search over dy must find them): for each, `hunt --op` reaches such a
+ * row from built-in rows that are all within the bound, confirms the error with the MPFR
+ * reference (verdict fail, exit status 1), the repro command it wrote (--op, --input dy) gives
+ * `lnbench accuracy`'s verdict fail on that row, and the replay file it wrote fails the kernel;
+ * the op's double-computing built-in kernel passes the same search. */
+static void test_hunt_finds_planted_bugs_of_every_op(void **state)
+{
+    (void)state;
+    char planted[512];
+    snprintf(planted, sizeof planted, "%s/tests/plugin-planted.so", plugin_dir);
+    size_t before = ln_kernel_count();
+    ln_plugin_load(planted);
+    int seen[LN_NOPS] = {0};
+    for (size_t i = before; i < ln_kernel_count(); i++) {
+        const ln_kernel *k = ln_kernel_at(i);
+        const char *op = ln_op_name(k->op);
+        char dir[600], csv[700], path[900], tail[64];
+        seen[k->op] = 1;
+        snprintf(dir, sizeof dir, "%s", test_path(k->name));
+        int st = run("hunt --plugin %s --op %s --kernel %s --D 64 --evals 2000 --starts 2 --quiet --out %s", planted,
+                     op, k->name, dir);
+        if (st != 1) fail_msg("hunt --op %s --kernel %s: exit %d, expected 1: %s", op, k->name, st, run_output);
+        snprintf(csv, sizeof csv, "%s/hunt.csv", dir);
+        double ratio = csv_number(csv, 1, H_RATIO), builtin = csv_number(csv, 1, H_BUILTIN_RATIO);
+        if (!(builtin <= 1)) fail_msg("%s: the built-in rows already break the bound (%g)", k->name, builtin);
+        if (!(ratio > 1000)) fail_msg("%s: the worst ratio found is %g, not the planted error", k->name, ratio);
+        char *text = read_file(csv, NULL);
+        snprintf(tail, sizeof tail, ",%s\n", op);
+        assert_non_null(strstr(text, ",fail,"));
+        assert_non_null(strstr(text, tail)); /* the op column */
+        char *repro = strstr(text, "\"lnbench accuracy --op "), *end = repro ? strchr(repro + 1, '"') : NULL;
+        assert_non_null(end);
+        *end = 0;
+        if (k->op != ln_ops[k->op].forward) assert_non_null(strstr(repro, " --input dy="));
+        st = run("%s --plugin %s --quiet --out %s/a.csv", repro + strlen("\"lnbench "), planted, dir);
+        if (st != 0) fail_msg("%s: exit %d: %s", repro, st, run_output);
+        free(text);
+        snprintf(path, sizeof path, "%s/a.csv", dir);
+        text = read_file(path, NULL);
+        if (!strstr(text, ",fail,")) fail_msg("accuracy does not fail %s on the row hunt found: %s", k->name, text);
+        free(text);
+        snprintf(path, sizeof path, "%s/%s-D64-eps1e-05-ratio", dir, k->name);
+        replay_fails(path, k);
+        st = run("hunt --op %s --kernel 'f32-*accurate-scalar' --D 64 --evals 600 --starts 2 --quiet --out %s/good", op,
+                 dir);
+        if (st != 0) fail_msg("hunt --op %s on its accurate kernel: exit %d: %s", op, st, run_output);
+        snprintf(path, sizeof path, "%s/good/hunt.csv", dir);
+        text = read_file(path, NULL);
+        assert_non_null(strstr(text, ",pass,"));
+        free(text);
+    }
+    /* the ops planted so far must all be there; a newer op is named until it gets its line */
+    for (int op = 0; op < LN_NOPS; op++)
+        if (!seen[op] && op <= LN_OP_RMSNORM_BWD)
+            fail_msg("tests/fixtures/plugin_planted.c has no kernel of %s", ln_op_name((ln_op)op));
+        else if (!seen[op])
+            printf("note: no planted kernel of %s: hunt's test does not cover it (docs/adding-an-op.md)\n",
+                   ln_op_name((ln_op)op));
+}
+
+/* --every-op (make hunt): one hunt.csv with a row for every op of the table, each for a kernel
+ * of that op, its op column saying which. */
+static void test_hunt_every_op(void **state)
+{
+    (void)state;
+    char csv[512];
+    run_hunt("every", "--every-op --kernel 'f32-*naive-scalar' --D 32 --evals 60 --starts 1", csv, sizeof csv);
+    char *text = read_file(csv, NULL);
+    for (int op = 0; op < LN_NOPS; op++) {
+        int found = 0;
+        for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(line + 1, ","), line + 1);
+            const ln_kernel *k = ln_kernel_find(name);
+            const char *end = strchr(line + 1, '\n'), *last = end;
+            while (last > line && *last != ',') last--; /* the line's last field: op */
+            size_t len = (size_t)(end - last - 1);
+            if (k && k->op == (ln_op)op && len == strlen(ln_op_name(k->op)) &&
+                !strncmp(last + 1, ln_op_name(k->op), len))
+                found = 1;
+        }
+        if (!found) fail_msg("no row of %s in %s", ln_op_name((ln_op)op), text);
+    }
+    free(text);
+}
+
 static void expect_usage_error(const char *args, const char *named)
 {
     int st = run("%s", args);
@@ -297,13 +466,16 @@ static void test_hunt_usage_errors(void **state)
     expect_usage_error("hunt --shard 0/2", "--shard");
     expect_usage_error("hunt --eps -1", "-1");
     expect_usage_error("hunt --out /proc/x", "/proc/x");
+    expect_usage_error("hunt --op nosuch", "nosuch");
+    expect_usage_error("hunt --every-op --op rmsnorm", "not both");
 }
 
 int main(void)
 {
     lnbench = getenv("LNBENCH");
-    if (!lnbench) {
-        fprintf(stderr, "test_hunt: set LNBENCH to the lnbench binary (make test does)\n");
+    plugin_dir = getenv("LNBENCH_PLUGIN_DIR");
+    if (!lnbench || !plugin_dir) {
+        fprintf(stderr, "test_hunt: set LNBENCH and LNBENCH_PLUGIN_DIR (make test does)\n");
         return 1;
     }
     const struct CMUnitTest tests[] = {
@@ -316,6 +488,9 @@ int main(void)
         cmocka_unit_test(test_replay_file_decodes_to_the_row),
         cmocka_unit_test(test_accuracy_shards_make_the_whole),
         cmocka_unit_test(test_hunt_shards_make_the_whole),
+        cmocka_unit_test(test_hunt_finds_planted_bugs_of_every_op),
+        cmocka_unit_test(test_screens_agree_with_the_reference),
+        cmocka_unit_test(test_hunt_every_op),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);
 }

@@ -12,7 +12,6 @@
 #include "dd.h"
 #include "dist.h"
 #include "reference.h"
-#include "screen.h"
 
 const char ln_hunt_start_dists[] =
     "normal,uniform,shifted,heavy,offset:1e2,offset:1e4,offset:1e6,outlier:1000,tiny,huge,exact,const,zero";
@@ -54,9 +53,17 @@ typedef struct {
     const ln_hunt_config *c;
     ln_dtype t;
     size_t D, es;
-    void *gamma, *beta;
-    void *y_ref;
-    double *y_hi, *y_lo;
+    /* A searched row is the op's rows x D inputs of one row side by side (x, then dy, ...: the
+     * order of its roles in ops.def), n_in x D elements; in_role their role indices. */
+    unsigned n_in;
+    int in_role[LN_MAX_ROLES];
+    size_t row_bytes;
+    ln_prepared p;     /* the one-row case every candidate is scored on, its inputs replaced */
+    ln_ref_op *screen; /* the op's cheap reference (ln_op_screen) */
+    int near_ties;     /* the first output is x normalised (a forward op): steer_to_tie applies */
+    int centres;
+    const void *gamma, *beta; /* p's, NULL where the op has none */
+    void *y;                  /* the kernel's output on a confirmed row, for ln_judge */
     uint64_t evals, rng;
     double t0, last_report;
     double eps;       /* the eps rows are scored at now: the run's, or 0 for rows that came from it */
@@ -65,29 +72,25 @@ typedef struct {
     void *best_x[NOBJ];
 } hunt;
 
-/* Runs the kernel on the first L elements of x (a row of its own, with the first L gamma and
- * beta) and scores it against the screen (exact = 0) or the MPFR reference (exact = 1). */
-static void evaluate(hunt *h, const void *x, size_t L, int exact, score *s)
+/* Runs the kernel on row (the op's inputs, n_in x D) and scores its first output against the
+ * screen (exact = 0) or the MPFR reference (exact = 1; the kernel's output then in h->y). */
+static void evaluate(hunt *h, const void *row, int exact, score *s)
 {
-    ln_ref_stats st;
-    ln_prepared p = {.c = {.dtype = h->t, .D = L, .rows = 1, .eps = h->eps, .affine = 1},
-                     .x = (void *)x,
-                     .gamma = h->gamma,
-                     .beta = h->beta,
-                     .y_ref = h->y_ref,
-                     .y_hi = h->y_hi,
-                     .y_lo = h->y_lo,
-                     .stats = &st};
-    (exact ? ln_ref_row : ln_screen_row)(h->t, L, x, h->gamma, h->beta, h->eps, h->y_ref, h->y_hi, h->y_lo, &st);
+    ln_prepared *p = &h->p;
+    size_t seg = h->D * h->es;
+    for (unsigned k = 0; k < h->n_in; k++) memcpy(p->role[h->in_role[k]].data, (const char *)row + k * seg, seg);
+    p->c.eps = h->eps;
+    p->c.screen = exact ? NULL : h->screen;
+    if (ln_prepared_update(p) != 0) ln_die("hunt: no reference for a row of %s", h->c->k->name);
     ln_errors e;
-    ln_measure_kernel(h->c->k, &p, &e, NULL);
+    ln_measure_kernel(h->c->k, p, &e, exact ? h->y : NULL);
     h->evals++;
     s->max_norm = e.max_norm;
     s->max_ulp = e.max_ulp;
     s->nonfinite = e.nonfinite;
-    s->kappa = st.kappa;
-    const char *dom = ln_row_contract(h->c->k, &p, 0, &s->bound); /* the kernel's contract */
-    s->in_domain = L == h->D ? dom == NULL : 1;
+    s->kappa = p->stats[0].kappa;
+    const char *dom = ln_row_contract(h->c->k, p, 0, &s->bound); /* the kernel's contract */
+    s->in_domain = dom == NULL;
     /* no claim at this kappa (the bound is infinite): no ratio, even for NaN outputs */
     if (h->c->k->bound && isnan(s->bound)) s->ratio = NAN;
     else s->ratio = e.nonfinite ? INFINITY : !h->c->k->bound ? e.max_norm : e.max_norm / s->bound;
@@ -144,9 +147,13 @@ static void swap_elements(hunt *h, void *x, size_t i, size_t j)
     memcpy(b, tmp, h->es);
 }
 
-/* One random local move on x; other is another good row (for crossover). */
-static void random_move(hunt *h, void *x, const void *other)
+/* One random local move on one of row's inputs (x, or dy, ...); other is another good row (for
+ * crossover). */
+static void random_move(hunt *h, void *row, const void *other_row)
 {
+    size_t seg = h->n_in > 1 ? below(&h->rng, h->n_in) * h->D * h->es : 0;
+    char *x = (char *)row + seg;
+    const char *other = (const char *)other_row + seg;
     ln_dtype t = h->t;
     size_t D = h->D, a = below(&h->rng, D), len = 1 + below(&h->rng, D / 8 + 1);
     if (a + len > D) len = D - a;
@@ -211,11 +218,12 @@ static void random_move(hunt *h, void *x, const void *other)
 /* ---- constructions ---- */
 
 /* y_j from the row's sums S1 = sum x and S2 = sum x^2 (double-double, updated in O(1) when one
- * element changes): accurate to about kappa^2 2^-106, ample for steering toward a midpoint. */
+ * element changes): accurate to about kappa^2 2^-106, ample for steering toward a midpoint. An op
+ * that does not centre takes the mean as 0. */
 static dd output_from_sums(const hunt *h, size_t j, double xj, dd s1, dd s2)
 {
     double n = (double)h->D;
-    dd m = dd_div_d(s1, n);
+    dd m = h->centres ? dd_div_d(s1, n) : (dd){0, 0};
     dd var = dd_add(dd_div_d(s2, n), dd_neg(dd_mul(m, m)));
     dd y = dd_mul(dd_add(dd_from(xj), dd_neg(m)), dd_rsqrt(dd_add(var, dd_from(h->eps))));
     if (h->gamma) y = dd_mul(y, dd_from(ln_load(h->t, h->gamma, j)));
@@ -325,7 +333,7 @@ static int pool_offer(hunt *h, entry *pool, int obj, const void *x, const score 
         at--;
     }
     pool[at].x = spare;
-    memcpy(pool[at].x, x, h->D * h->es);
+    memcpy(pool[at].x, x, h->row_bytes);
     pool[at].s = *s;
     pool[at].o = o;
     pool[at].eps = h->eps;
@@ -452,11 +460,11 @@ static void take(hunt *h, walker *w, const void *cand, const score *ns)
 {
     double no = objective(w->obj, ns);
     if (!(no >= w->o)) return;
-    if (cand != w->x) memcpy(w->x, cand, h->D * h->es);
+    if (cand != w->x) memcpy(w->x, cand, h->row_bytes);
     w->s = *ns, w->o = no;
     if (no > h->best_o[w->obj]) {
         h->best_o[w->obj] = no, h->best[w->obj] = *ns, h->best_eps[w->obj] = h->eps;
-        memcpy(h->best_x[w->obj], cand, h->D * h->es);
+        memcpy(h->best_x[w->obj], cand, h->row_bytes);
         h->found_after[w->obj] = now_seconds() - h->t0;
     }
 }
@@ -470,7 +478,7 @@ static void offset_start(hunt *h, walker *w, void *cand, void *offset, int j)
 {
     static const size_t geometry[][2] = {{1, (size_t)-1},  {1, 16},          {8, (size_t)-1},
                                          {16, (size_t)-1}, {32, (size_t)-1}, {64, (size_t)-1}};
-    size_t bytes = h->D * h->es;
+    size_t bytes = h->row_bytes;
     memcpy(offset, w->x, bytes);
     offset_binary_row(h, offset, j);
     int taken = 0;
@@ -479,7 +487,7 @@ static void offset_start(hunt *h, walker *w, void *cand, void *offset, int j)
             memcpy(cand, offset, bytes);
             if (m >= 0) align_chains(h, cand, m, geometry[g][0], geometry[g][1]);
             score ns;
-            evaluate(h, cand, h->D, 0, &ns);
+            evaluate(h, cand, 0, &ns);
             double o = objective(w->obj, &ns);
             if (o < 0) continue;
             if (!taken) w->o = -INFINITY; /* the first in the domain replaces the pool row */
@@ -502,7 +510,7 @@ enum { SWEEP_STEPS = 4 };
 
 static void sweep(hunt *h, walker *w, size_t lanes, uint64_t evals_end, double deadline)
 {
-    size_t D = h->D, per_lane = (D + lanes - 1) / lanes;
+    size_t D = h->D * h->n_in, per_lane = (D + lanes - 1) / lanes; /* every input of the row */
     for (size_t p = 0; p < lanes * per_lane; p++) {
         size_t i = (p % per_lane) * lanes + p / per_lane; /* lane p / per_lane, its (p % per_lane)-th element */
         if (i >= D) continue;
@@ -513,7 +521,7 @@ static void sweep(hunt *h, walker *w, size_t lanes, uint64_t evals_end, double d
             ln_store(h->t, w->x, i, nv);
             if (ln_load(h->t, w->x, i) == nv) { /* else beyond the format's range */
                 score ns;
-                evaluate(h, w->x, D, 0, &ns);
+                evaluate(h, w->x, 0, &ns);
                 double no = objective(w->obj, &ns);
                 if (no > best_o) best_o = no, best_v = nv, best_s = ns;
             }
@@ -538,13 +546,48 @@ static void confirm(hunt *h, const void *x, double eps, ln_hunt_find *f)
         return;
     }
     score s;
-    evaluate(h, x, h->D, 1, &s);
-    f->x = malloc(h->D * h->es);
+    evaluate(h, x, 1, &s);
+    f->x = malloc(h->row_bytes);
     if (!f->x) ln_die("out of memory");
-    memcpy(f->x, x, h->D * h->es);
+    memcpy(f->x, x, h->row_bytes);
     f->max_norm = s.max_norm, f->max_ulp = s.max_ulp, f->kappa = s.kappa, f->nonfinite = s.nonfinite;
     f->bound = s.bound, f->ratio = h->c->k->bound ? s.ratio : NAN;
     f->verdict = verdict(h->c->k, &s);
+    /* what `lnbench accuracy` would say beyond the first output: returned statistics held to the
+     * bound, a const input written */
+    ln_verdict v;
+    ln_judge(h->c->k, &h->p, h->y, &v);
+    if (v.verdict == LN_FAIL) f->verdict = "fail";
+}
+
+/* The one-row case of k's op every candidate is scored on (h->p, its inputs replaced by each
+ * candidate's), and the search's view of the op's inputs. */
+static void hunt_setup(hunt *h, const ln_hunt_config *c)
+{
+    const ln_op_info *op = &ln_ops[c->k->op];
+    ln_case hc = {.dtype = h->t, .D = c->D, .rows = 1, .eps = c->eps, .seed = c->seed, .affine = 1, .op = c->k->op};
+    ln_dist_parse("normal", &hc.dist);
+    h->screen = hc.screen = ln_op_screen(c->k->op);
+    if (ln_prepare(&hc, &h->p) != 0) ln_die("hunt: cannot prepare a case of %s", op->name);
+    free(h->p.input); /* every candidate is a row as stored: judged as given */
+    h->p.input = NULL;
+    for (size_t i = 0; i < op->n_roles; i++)
+        if (op->roles[i].kind == LN_ROLE_IN && op->roles[i].shape == LN_SHAPE_ROWS_D) h->in_role[h->n_in++] = (int)i;
+    h->row_bytes = h->n_in * c->D * h->es;
+    h->gamma = h->p.gamma, h->beta = h->p.beta;
+    h->near_ties = op->forward == c->k->op;
+    h->centres = op->centres;
+    h->y = malloc(c->D * h->es);
+    if (!h->y) ln_die("out of memory");
+}
+
+/* A copy of an input vector of D elements (NULL stays NULL). */
+static void *copy_vector(const hunt *h, const void *v)
+{
+    if (!v) return NULL;
+    void *out = malloc(h->D * h->es);
+    if (!out) ln_die("out of memory");
+    return memcpy(out, v, h->D * h->es);
 }
 
 void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
@@ -552,12 +595,11 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
     memset(r, 0, sizeof *r);
     hunt h = {.c = c, .t = c->k->dtype, .D = c->D, .es = ln_fmt(c->k->dtype)->size, .t0 = now_seconds()};
     h.last_report = h.t0;
-    size_t D = c->D, bytes = D * h.es;
-    h.gamma = malloc(bytes), h.beta = malloc(bytes), h.y_ref = malloc(bytes);
-    h.y_hi = malloc(D * sizeof *h.y_hi), h.y_lo = malloc(D * sizeof *h.y_lo);
+    hunt_setup(&h, c);
+    size_t D = c->D, bytes = h.row_bytes, seg = D * h.es;
     entry pool[NOBJ][POOL];
-    void *rows = malloc(START_ROWS * bytes), *cand = malloc(bytes), *offset = malloc(bytes);
-    if (!h.gamma || !h.beta || !h.y_ref || !h.y_hi || !h.y_lo || !rows || !cand || !offset) ln_die("out of memory");
+    void *cand = malloc(bytes), *offset = malloc(bytes);
+    if (!cand || !offset) ln_die("out of memory");
     for (int o = 0; o < NOBJ; o++) {
         h.best_x[o] = malloc(bytes);
         for (int i = 0; i < POOL; i++) {
@@ -566,29 +608,39 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
         }
         h.best[o].ratio = h.best[o].max_norm = h.best[o].max_ulp = NAN;
     }
-    ln_affine_fill(h.t, D, c->seed, h.gamma, h.beta);
 
     /* 1. the built-in distributions, each at the run's eps and at eps 0 (the other value every
      * sweep of lnbench accuracy is asked for): every row scored; the best kept as starts and as
-     * the baseline, with the eps they were scored at */
+     * the baseline, with the eps they were scored at. The rows are `lnbench accuracy --op OP
+     * --rows 16`'s: x of the distribution, the further inputs (dy) its normal draws. */
     size_t ndist;
     char **dists = ln_split_list(ln_hunt_start_dists, "dists", &ndist);
     const double epss[2] = {c->eps, 0};
     for (int e = 0; e < (c->eps != 0 ? 2 : 1); e++) {
         h.eps = epss[e];
         for (size_t di = 0; di < ndist; di++) {
-            ln_dist d;
-            ln_dist_parse(dists[di], &d);
-            ln_dist_fill(&d, h.t, START_ROWS, D, c->seed, rows);
+            ln_case sc = {.dtype = h.t,
+                          .D = D,
+                          .rows = START_ROWS,
+                          .eps = h.eps,
+                          .seed = c->seed,
+                          .affine = 1,
+                          .op = c->k->op,
+                          .screen = h.screen};
+            ln_dist_parse(dists[di], &sc.dist);
+            ln_prepared sp;
+            if (ln_prepare(&sc, &sp) != 0) ln_die("hunt: cannot draw the %s rows", dists[di]);
             char label[sizeof((entry *)0)->dist];
-            snprintf(label, sizeof label, e ? "%s at eps 0" : "%s", d.spec);
+            snprintf(label, sizeof label, e ? "%s at eps 0" : "%s", sc.dist.spec);
             for (size_t row = 0; row < START_ROWS; row++) {
-                const char *x = (const char *)rows + row * bytes;
+                for (unsigned k = 0; k < h.n_in; k++)
+                    memcpy((char *)cand + k * seg, (const char *)sp.role[h.in_role[k]].data + row * seg, seg);
                 score s;
-                evaluate(&h, x, D, 0, &s);
-                for (int o = 0; o < NOBJ; o++) pool_offer(&h, pool[o], o, x, &s, label);
+                evaluate(&h, cand, 0, &s);
+                for (int o = 0; o < NOBJ; o++) pool_offer(&h, pool[o], o, cand, &s, label);
             }
-            ln_dist_free(&d);
+            ln_prepared_free(&sp);
+            ln_dist_free(&sc.dist);
         }
     }
     free(dists);
@@ -642,7 +694,7 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
                 }
                 memcpy(cand, w.x, bytes);
                 /* near-ties matter only to a kernel whose outputs are (almost) correctly rounded */
-                if (o == OBJ_ULP && w.o < 1 && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
+                if (o == OBJ_ULP && w.o < 1 && h.near_ties && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
                 else {
                     const entry *other = &pool[o][below(&h.rng, POOL)];
                     random_move(&h, cand, other->o >= 0 ? other->x : w.x);
@@ -651,7 +703,7 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
                     if (w.chain >= 0 && coin(&h.rng)) align_chains(&h, cand, w.chain, w.lanes, w.chunk);
                 }
                 score ns;
-                evaluate(&h, cand, D, 0, &ns);
+                evaluate(&h, cand, 0, &ns);
                 take(&h, &w, cand, &ns);
                 report_progress(&h, s, 0);
             }
@@ -661,7 +713,9 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
     free(w.x);
 
     /* 3. the MPFR reference on the rows reported */
-    r->gamma = h.gamma, r->beta = h.beta;
+    r->gamma = copy_vector(&h, h.gamma), r->beta = copy_vector(&h, h.beta);
+    r->n_in = h.n_in;
+    for (unsigned k = 0; k < h.n_in; k++) r->in_name[k] = ln_ops[c->k->op].roles[h.in_role[k]].name;
     confirm(&h, h.best_o[OBJ_RATIO] >= 0 ? h.best_x[OBJ_RATIO] : NULL, h.best_eps[OBJ_RATIO], &r->worst_ratio);
     confirm(&h, h.best_o[OBJ_ULP] >= 0 ? h.best_x[OBJ_ULP] : NULL, h.best_eps[OBJ_ULP], &r->worst_ulp);
     r->worst_ratio.found_after = h.found_after[OBJ_RATIO];
@@ -678,8 +732,9 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
         free(h.best_x[o]);
         for (int i = 0; i < POOL; i++) free(pool[o][i].x);
     }
-    free(rows), free(cand), free(offset);
-    free(h.y_ref), free(h.y_hi), free(h.y_lo);
+    free(cand), free(offset), free(h.y);
+    ln_dist_free(&h.p.c.dist);
+    ln_prepared_free(&h.p);
 }
 
 void ln_hunt_result_free(ln_hunt_result *r)

@@ -1,5 +1,7 @@
 /* Worst-case input search (`lnbench hunt`): rows that maximise a kernel's normwise error
- * relative to its claimed bound, and, separately, its largest ulp error.
+ * relative to its claimed bound, and, separately, its largest ulp error, for a kernel of any op
+ * of kernels/ops.def. A row is every rows x D input of the op (x, and dy for a backward op), all
+ * searched; gamma and beta are the harness's draws.
  *
  * The search starts from the built-in distributions (each row of `lnbench accuracy --rows 16`
  * at the same D and seed, at the run's eps and at eps 0: their worst is also the baseline hunt
@@ -8,13 +10,14 @@
  * powers of two or reflected about the mean, the mean offset, element order, rows scaled toward
  * the format's edges, cancelling pairs of large values, ranges copied between rows), by
  * constructing near-ties of the final rounding (an output steered to within 2^-34 ulp of a
- * rounding midpoint through the row's mean and variance), from rows at a large mean offset
+ * rounding midpoint through the row's mean and variance; forward ops), from rows at a large mean offset
  * (every other start: every |y_i| the same, and the roundings of a model of the kernel's
  * accumulators lined up one way, the model the kernel's own errors pick), and by coordinate
  * sweeps that try each element at +-2^k ulps through the kernel itself (the last third of each
  * start's ratio search), which line up the rounding errors of any summation order. Candidates
- * are scored against a double-double reference (screen.h); the best rows are confirmed with the
- * MPFR reference, and only confirmed figures are reported.
+ * are scored against the op's cheap reference (ln_op_screen: double-double where the op has one,
+ * else its MPFR reference); the best rows are confirmed with the MPFR reference and judged as
+ * `lnbench accuracy` judges (ln_row_contract, ln_judge), and only confirmed figures are reported.
  *
  * Deterministic for a given seed and --evals budget (a time budget stops wherever the clock
  * says); the search is split into independent starts, so shards (start s runs on shard
@@ -42,7 +45,8 @@ typedef struct {
 
 /* One found row, measured with the MPFR reference. */
 typedef struct {
-    void *x; /* D elements of the kernel's dtype; NULL if no row was in the domain */
+    void *x; /* the op's rows x D inputs of one row, n_in x D elements of the kernel's dtype in
+              * the order of in_name; NULL if no row was in the domain */
     double max_norm, max_ulp, kappa;
     size_t nonfinite;
     double bound;        /* the claimed bound at (D, kappa); NaN when the kernel claims none */
@@ -58,9 +62,12 @@ typedef struct {
     ln_hunt_find worst_ratio, worst_ulp;     /* the searched rows */
     ln_hunt_find builtin_ratio, builtin_ulp; /* the worst rows of the built-in distributions */
     char builtin_ratio_dist[256], builtin_ulp_dist[256];
-    void *gamma, *beta; /* the affine parameters every row was measured with (harness draws) */
-    double seconds;     /* wall time */
-    uint64_t evals;     /* kernel runs scored */
+    void *gamma, *beta;                /* the affine parameters every row was measured with (harness draws;
+                         * NULL where the op has none) */
+    unsigned n_in;                     /* the op's rows x D inputs, each row's x holds */
+    const char *in_name[LN_MAX_ROLES]; /* their role names: "x", "dy", ... */
+    double seconds;                    /* wall time */
+    uint64_t evals;                    /* kernel runs scored */
 } ln_hunt_result;
 
 /* The built-in distributions the search starts from, comma-separated: every one `lnbench

@@ -360,7 +360,9 @@ static void fill_other_inputs(const ln_case *c, ln_prepared *p)
         if (r->kind != LN_ROLE_IN || r->shape != LN_SHAPE_ROWS_D || p->role[i].data == p->x) continue;
         ln_dist normal = {.kind = LN_DIST_NORMAL};
         salt += 0x9e3779b97f4a7c15u;
-        ln_dist_fill(&normal, c->dtype, c->rows, c->D, c->seed ^ salt, p->role[i].data);
+        if (c->input_src[i])
+            for (size_t e = 0; e < elements(c); e++) ln_store(c->dtype, p->role[i].data, e, c->input_src[i][e]);
+        else ln_dist_fill(&normal, c->dtype, c->rows, c->D, c->seed ^ salt, p->role[i].data);
     }
 }
 
@@ -395,9 +397,30 @@ static void call_reference(const ln_case *c, ln_prepared *p, int saved)
         if (r->kind == LN_ROLE_OUT)
             out[no++] = saved ? (ln_ref_out){d->sref, d->shi, d->slo} : (ln_ref_out){d->ref, d->hi, d->lo};
     }
-    (saved ? references[c->op].saved : references[c->op].reference)(c->dtype, c->rows, c->D, c->eps, in, out,
-                                                                    saved ? NULL : p->stats);
+    ln_ref_op *ref = saved ? references[c->op].saved : c->screen ? c->screen : references[c->op].reference;
+    ref(c->dtype, c->rows, c->D, c->eps, in, out, saved ? NULL : p->stats);
 }
+
+ln_ref_op *ln_op_screen(ln_op op)
+{
+    ln_ref_op *s = ln_ref_screen_of(references[op].reference);
+    return s ? s : references[op].reference;
+}
+
+/* The references of p's inputs and what follows from them (the statistics, the column kappas,
+ * the saved statistics and the second reference); the second one is left out under a screen. */
+static int compute_references(const ln_case *c, ln_prepared *p)
+{
+    call_reference(c, p, 0);
+    column_kappas(c, p);
+    if (references[c->op].saved) {
+        if (fill_saved(c, p) != 0) return -1;
+        if (!c->screen) call_reference(c, p, 1);
+    }
+    return 0;
+}
+
+int ln_prepared_update(ln_prepared *p) { return compute_references(&p->c, p); }
 
 int ln_prepare(const ln_case *c, ln_prepared *p)
 {
@@ -437,20 +460,17 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
             if (c->beta_src && p->beta) ln_store(t, p->beta, i, c->beta_src[i]);
         }
     }
-    ln_dist_draw(&c->dist, t, c->rows, c->D, c->seed, drawn);
+    int xi = role_index(op, "x");
+    if (xi >= 0 && c->input_src[xi]) memcpy(drawn, c->input_src[xi], n * sizeof *drawn);
+    else ln_dist_draw(&c->dist, t, c->rows, c->D, c->seed, drawn);
     for (size_t i = 0; i < n; i++) ln_store(t, p->x, i, drawn[i]);
     for (size_t r = 0; r < c->rows; r++)
         p->input[r] = (unsigned char)classify_row(t, drawn + r * c->D, (const char *)p->x + r * c->D * size, c->D);
     free(drawn);
     fill_other_inputs(c, p);
-    call_reference(c, p, 0);
-    column_kappas(c, p);
-    if (references[c->op].saved) {
-        if (fill_saved(c, p) != 0) {
-            ln_prepared_free(p);
-            return -1;
-        }
-        call_reference(c, p, 1);
+    if (compute_references(c, p) != 0) {
+        ln_prepared_free(p);
+        return -1;
     }
     return 0;
 }
@@ -669,7 +689,7 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
                            &t);
             e->role[i].max_ulp = t.max_ulp, e->role[i].max_norm = t.max_norm;
         } else e->role[i].max_ulp = e->max_ulp, e->role[i].max_norm = e->max_norm;
-        if (d->sref) {
+        if (d->sref && !c->screen) {
             measure_tensor(p, &(tensor_ref){.rows = rows, .D = c->D, .ref = d->sref, .hi = d->shi, .lo = d->slo},
                            out[i], &t);
             e->role[i].saved_max_ulp = t.max_ulp, e->role[i].saved_max_norm = t.max_norm;

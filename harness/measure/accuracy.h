@@ -26,6 +26,12 @@ typedef struct {
     /* backward: when not NULL, the statistics given to kernels are this forward kernel's (of the
      * forward op and dtype of the case) mean and rstd on the same x, gamma, beta, eps */
     const ln_kernel *saved_kernel;
+    /* By role (ln_ops[op].roles[i]): the values of a rows x D input (x, dy), rows x D doubles
+     * rounded once to dtype, in place of the draw (x: of dist); NULL: drawn. Replayed rows. */
+    const double *input_src[LN_MAX_ROLES];
+    /* A stand-in for the op's reference (ln_op_screen: a search's candidates); the second
+     * reference of a backward op is then left out and not measured. NULL: the reference. */
+    ln_ref_op *screen;
 } ln_case;
 
 /* What storing a drawn row in the case's dtype did to it (ln_prepare): nothing; a finite value
@@ -138,6 +144,15 @@ double ln_case_bytes(ln_op op, ln_dtype t, size_t rows, size_t D);
 /* Generates inputs and the reference for c. Returns 0, or -1 with a message on stderr. */
 int ln_prepare(const ln_case *c, ln_prepared *p);
 void ln_prepared_free(ln_prepared *p);
+
+/* After p's inputs were changed in place (role data of LN_ROLE_IN roles): the references, the
+ * statistics, the saved statistics given to a backward kernel and what is derived from them,
+ * computed again, through p->c.screen when it is set. Returns 0, or -1 with a message. */
+int ln_prepared_update(ln_prepared *p);
+
+/* The cheapest faithful stand-in for op's reference: its screen (reference/screen.c) when it has
+ * one, else the reference itself. */
+ln_ref_op *ln_op_screen(ln_op op);
 
 /* Runs k (its dtype must equal p->c.dtype) on copies of p's inputs and measures it. If y_out is
  * not NULL it receives the kernel's output (rows x D of the dtype). A kernel that changes one of

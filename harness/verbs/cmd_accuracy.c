@@ -41,6 +41,8 @@ static const char accuracy_help[] =
     "  --no-affine     gamma = 1, beta = 0 (kernels get NULL)      (default: gamma, beta drawn)\n"
     "  --gamma FILE    gamma from a 1-D float32/float64 .npy of D values (default: drawn)\n"
     "  --beta FILE     beta likewise                               (default: drawn)\n"
+    "  --input R=FILE  the op's rows x D input R other than x (dy) from a 2-D .npy of rows x D\n"
+    "                  values, as `lnbench hunt` writes them       (default: drawn, normal)\n"
     "  --out FILE      the CSV; FILE.meta.json gets the run's metadata\n"
     "                                                              (default: results/accuracy.csv)\n"
     "  --force         replace results/accuracy.csv when --out is not given (else kept: exit 2)\n"
@@ -173,10 +175,29 @@ typedef struct {
     const char *kernels_arg, *dist_arg, *D_arg, *rows_arg, *eps_arg;
     const char *gamma_path, *beta_path, *out_path, *dump_dir;
     ln_npy_array gamma_file, beta_file;
+    const char *input_path[LN_MAX_ROLES]; /* --input R=FILE, by R's role in the op */
+    ln_npy_array input_file[LN_MAX_ROLES];
     ln_dtype dtypes[LN_NDTYPES]; /* in the order their first kernel appears */
     size_t ndt;
     size_t total; /* kernel x case rows the run writes */
 } run_options;
+
+/* --input R=FILE: R one of the op's rows x D inputs but x (which --dist file: gives). */
+static void parse_input(run_options *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    const ln_op_info *op = &ln_ops[ln_cli_op];
+    for (size_t i = 0; eq && i < op->n_roles; i++) {
+        const ln_role *r = &op->roles[i];
+        if (r->kind != LN_ROLE_IN || r->shape != LN_SHAPE_ROWS_D || strcmp(r->name, "x") == 0 ||
+            strncmp(r->name, arg, (size_t)(eq - arg)) != 0 || r->name[eq - arg] != 0)
+            continue;
+        o->input_path[i] = eq + 1;
+        return;
+    }
+    ln_die_usage("--input: '%s' is not R=FILE with R a rows x D input of %s other than x (x: --dist file:)", arg,
+                 op->name);
+}
 
 static void parse_flags(int argc, char **argv, run_options *o)
 {
@@ -197,7 +218,8 @@ static void parse_flags(int argc, char **argv, run_options *o)
         O_HELP,
         O_SHARD,
         O_SAVED,
-        O_FORCE
+        O_FORCE,
+        O_INPUT
     };
     static const struct option opts[] = {{"kernels", required_argument, 0, O_KERNELS},
                                          {"dist", required_argument, 0, O_DIST},
@@ -216,6 +238,7 @@ static void parse_flags(int argc, char **argv, run_options *o)
                                          {"shard", required_argument, 0, O_SHARD},
                                          {"saved-stats", required_argument, 0, O_SAVED},
                                          {"force", no_argument, 0, O_FORCE},
+                                         {"input", required_argument, 0, O_INPUT},
                                          {0, 0, 0, 0}};
     *o = (run_options){.dist_arg = "normal,offset:1e4,const",
                        .eps_arg = "1e-5",
@@ -243,6 +266,7 @@ static void parse_flags(int argc, char **argv, run_options *o)
         case O_CHECK: o->check = 1; break;
         case O_SHARD: o->shard = ln_parse_shard(optarg); break;
         case O_QUIET: o->quiet = 1; break;
+        case O_INPUT: parse_input(o, optarg); break;
         case O_SAVED:
             o->saved_kernel_name = strncmp(optarg, "kernel:", 7) ? NULL : optarg + 7;
             if (!o->saved_kernel_name && strcmp(optarg, "f64") && strcmp(optarg, "f32"))
@@ -340,6 +364,11 @@ static void parse_lists(run_options *o)
         ln_die_usage("--no-affine cannot be combined with --gamma or --beta");
     if (o->gamma_path) o->gamma_file = read_vector(o->gamma_path, "--gamma");
     if (o->beta_path) o->beta_file = read_vector(o->beta_path, "--beta");
+    for (size_t i = 0; i < LN_MAX_ROLES; i++)
+        if (o->input_path[i]) {
+            const char *err = ln_npy_read(o->input_path[i], &o->input_file[i]);
+            if (err) ln_die_usage("--input: file '%s': %s", o->input_path[i], err);
+        }
     size_t per_dtype[LN_NDTYPES] = {0};
     for (size_t i = 0; i < o->nk; i++)
         if (per_dtype[o->ks[i]->dtype]++ == 0) o->dtypes[o->ndt++] = o->ks[i]->dtype;
@@ -374,6 +403,11 @@ static void check_shapes(run_options *o)
                 ln_die_usage("--gamma: file '%s' holds %zu values; D is %zu", o->gamma_path, o->gamma_file.cols, D);
             if (o->beta_path && o->beta_file.cols != D)
                 ln_die_usage("--beta: file '%s' holds %zu values; D is %zu", o->beta_path, o->beta_file.cols, D);
+            for (size_t i = 0; i < LN_MAX_ROLES; i++)
+                if (o->input_path[i] &&
+                    (o->input_file[i].cols != D || o->input_file[i].rows != rows_of(o, &o->dists[j], s)))
+                    ln_die_usage("--input: file '%s' holds %zu x %zu values; the case is %zu x %zu", o->input_path[i],
+                                 o->input_file[i].rows, o->input_file[i].cols, rows_of(o, &o->dists[j], s), D);
             check_memory(rows_of(o, &o->dists[j], s), D, widest);
         }
     }
@@ -389,6 +423,7 @@ static void free_options(run_options *o)
 {
     free(o->gamma_file.data);
     free(o->beta_file.data);
+    for (size_t i = 0; i < LN_MAX_ROLES; i++) free(o->input_file[i].data);
     free(o->epss);
     free(o->eps_items);
     free(o->Ds);
@@ -447,6 +482,8 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
     if (cs->saved_kernel) fputs(" --saved-stats kernel:", f), shell_arg(f, cs->saved_kernel->name);
     if (o->gamma_path) fputs(" --gamma ", f), shell_arg(f, o->gamma_path);
     if (o->beta_path) fputs(" --beta ", f), shell_arg(f, o->beta_path);
+    for (size_t i = 0; i < LN_MAX_ROLES; i++)
+        if (o->input_path[i]) fprintf(f, " --input %s=", ln_ops[cs->op].roles[i].name), shell_arg(f, o->input_path[i]);
     fputs(" --out lnbench-dump/accuracy.csv --dump lnbench-dump\n", f);
 }
 
@@ -583,6 +620,7 @@ static void run_all(const run_options *o, run_state *st)
                                   .op = ln_cli_op,
                                   .saved_f32 = o->saved_f32,
                                   .saved_kernel = o->saved_kernel};
+                    for (size_t i = 0; i < LN_MAX_ROLES; i++) cs.input_src[i] = o->input_file[i].data;
                     run_case(o, &cs, st);
                 }
         }

@@ -1,5 +1,6 @@
 /* lnbench hunt: searches for each selected kernel's worst rows (harness/hunt/hunt.h), reports
  * them confirmed by the MPFR reference, and keeps them as .npy rows and as replay files. */
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "meta.h"
 #include "npy.h"
 #include "outfile.h"
+#include "plugin.h"
 #include "replay.h"
 #include "verbs.h"
 
@@ -19,7 +21,11 @@ static const char hunt_help[] =
     "Searches for the rows on which a kernel's error is largest relative to the bound it claims,\n"
     "and, separately, its largest ulp error: starting from every row of the built-in distributions\n"
     "(the baseline it is compared with), by local moves and constructions, scored in double-double\n"
-    "and confirmed with the MPFR reference (docs/hunt.md).\n"
+    "and confirmed with the MPFR reference (docs/hunt.md). Every op of kernels/ops.def: a row is\n"
+    "every rows x D input of the op (x, and dy for the backward ops), all searched.\n"
+    "  --op OP         %s: the kernels searched       (default: layernorm)\n"
+    "  --every-op      every op of the table in turn, each with its kernels that --kernel matches\n"
+    "                  (make hunt)\n"
     "  --kernels LIST  kernel names or globs, comma-separated (or --kernel)\n"
     "                                                              (default: every kernel this CPU runs)\n"
     "  --D LIST        row lengths, comma-separated                (default: 768)\n"
@@ -30,8 +36,9 @@ static const char hunt_help[] =
     "  --starts N      independent searches the budget is split over (default: 4)\n"
     "  --seed N        seed of the built-in rows, gamma/beta and the moves (default: 1)\n"
     "  --shard K/N     run the starts s with s mod N = K - 1 (N machines: K = 1..N; docs/shards.md)\n"
-    "  --out DIR       the rows found: DIR/<kernel>-D<D>-eps<eps>-{ratio,ulp}.npy (loadable with\n"
-    "                  --dist file:PATH), -gamma.npy, -beta.npy, and the replay files\n"
+    "  --out DIR       the rows found: DIR/<kernel>-D<D>-eps<eps>-{ratio,ulp}.npy (x, loadable with\n"
+    "                  --dist file:PATH; the op's other inputs in -{ratio,ulp}-<input>.npy, loadable\n"
+    "                  with accuracy --input), -gamma.npy, -beta.npy, and the replay files\n"
     "                  DIR/<kernel>-D<D>-eps<eps>-{ratio,ulp} (tests/regress/fuzz_kernels/ format)\n"
     "                                                              (default: results/hunt)\n"
     "  --csv FILE      one row per kernel (results/README.md)     (default: DIR/hunt.csv)\n"
@@ -42,7 +49,7 @@ static const char hunt_help[] =
 static const char csv_header[] =
     "kernel,dtype,D,eps,seed,max_norm,bound,kappa,ratio,builtin_ratio,builtin_ratio_dist,gain,max_ulp,"
     "builtin_max_ulp,builtin_ulp_dist,verdict,ulp_row_verdict,seconds,evaluations,ratio_found_s,ulp_found_s,shard,"
-    "repro,repro_ulp";
+    "repro,repro_ulp,op";
 
 /* The shortest decimal that reads back as v: "1e-05", not "1.0000000000000001e-05". */
 static const char *shortest(double v, char *buf, size_t len)
@@ -64,37 +71,80 @@ static void stem(char *buf, size_t len, const char *dir, const ln_kernel *k, siz
         snprintf(buf + n, len - (size_t)n, "-shard%uof%u", sh.index + 1, sh.count);
 }
 
-/* Writes a find's row (as exact doubles, for --dist file:) and its replay file; puts the
- * command that measures the row again into repro. */
-static void write_find(const char *st, const char *what, const ln_kernel *k, size_t D, double eps,
-                       const ln_hunt_result *r, const ln_hunt_find *f, char *repro, size_t len)
+/* Writes D elements of v as exact doubles to <st>-<what>.npy, 1 x D (ndim 2, a row for --dist
+ * file: and --input) or 1-D (gamma, beta); nothing when v is NULL. */
+static void write_vector(const char *st, const char *what, const ln_kernel *k, size_t D, const void *v, int ndim)
 {
-    repro[0] = 0;
-    if (!f->x) return;
-    char path[4300];
-    double *row = malloc(D * sizeof *row);
-    if (!row) ln_die("out of memory");
-    for (size_t i = 0; i < D; i++) row[i] = ln_load(k->dtype, f->x, i);
-    snprintf(path, sizeof path, "%s-%s.npy", st, what);
-    ln_npy_write(path, LN_F64, 2, 1, D, row);
-    free(row);
-    snprintf(path, sizeof path, "%s-%s", st, what);
-    ln_replay_write_row(path, k->dtype, D, f->x, r->gamma, r->beta, eps);
-    char e[32];
-    snprintf(repro, len,
-             "lnbench accuracy --kernels %s --dist file:%s-%s.npy --gamma %s-gamma.npy --beta %s-beta.npy --eps %s",
-             k->name, st, what, st, st, shortest(eps, e, sizeof e));
-}
-
-static void write_vector(const char *st, const char *what, const ln_kernel *k, size_t D, const void *v)
-{
+    if (!v) return;
     char path[4300];
     double *row = malloc(D * sizeof *row);
     if (!row) ln_die("out of memory");
     for (size_t i = 0; i < D; i++) row[i] = ln_load(k->dtype, v, i);
     snprintf(path, sizeof path, "%s-%s.npy", st, what);
-    ln_npy_write(path, LN_F64, 1, 1, D, row);
+    ln_npy_write(path, LN_F64, ndim, 1, D, row);
     free(row);
+}
+
+/* Writes a find's inputs (as exact doubles: x for --dist file:, the others for --input) and its
+ * replay file; puts the command that measures the row again into repro. */
+static void write_find(const char *st, const char *what, const ln_kernel *k, size_t D, double eps,
+                       const ln_hunt_result *r, const ln_hunt_find *f, char *repro, size_t len)
+{
+    repro[0] = 0;
+    if (!f->x) return;
+    char name[64], e[32];
+    size_t seg = D * ln_fmt(k->dtype)->size;
+    int n = snprintf(repro, len, "lnbench accuracy --op %s --kernels %s --dist file:%s-%s.npy", ln_op_name(k->op),
+                     k->name, st, what);
+    for (unsigned i = 0; i < r->n_in; i++) { /* x first, then the op's other rows x D inputs */
+        const void *v = (const char *)f->x + i * seg;
+        snprintf(name, sizeof name, i ? "%s-%s" : "%s", what, r->in_name[i]);
+        write_vector(st, i ? name : what, k, D, v, 2);
+        if (i && n > 0 && (size_t)n < len)
+            n += snprintf(repro + n, len - (size_t)n, " --input %s=%s-%s.npy", r->in_name[i], st, name);
+    }
+    if (r->gamma && n > 0 && (size_t)n < len) n += snprintf(repro + n, len - (size_t)n, " --gamma %s-gamma.npy", st);
+    if (r->beta && n > 0 && (size_t)n < len) n += snprintf(repro + n, len - (size_t)n, " --beta %s-beta.npy", st);
+    if (n > 0 && (size_t)n < len) snprintf(repro + n, len - (size_t)n, " --eps %s", shortest(eps, e, sizeof e));
+    /* the replay file: the op's inputs in its table's order */
+    const ln_op_info *op = &ln_ops[k->op];
+    const void *in[LN_MAX_ROLES];
+    for (size_t i = 0, m = 0, row_in = 0; i < op->n_roles; i++) {
+        const ln_role *role = &op->roles[i];
+        if (role->kind != LN_ROLE_IN) continue;
+        in[m++] = role->shape == LN_SHAPE_ROWS_D ? (const char *)f->x + row_in++ * seg
+                  : !strcmp(role->name, "gamma") ? r->gamma
+                                                 : r->beta;
+    }
+    char path[4300];
+    snprintf(path, sizeof path, "%s-%s", st, what);
+    ln_replay_write_op_row(path, k->op, k->dtype, D, in, eps);
+}
+
+/* --every-op: the kernels of every op that the patterns match (an op none of them matches is
+ * left out), op after op, in one array. */
+static size_t kernels_of_every_op(const char *list, const ln_kernel ***out)
+{
+    size_t nitems, n = 0;
+    char **items = ln_split_list(list, "--kernels", &nitems);
+    const ln_kernel **all = malloc((ln_kernel_count() + 1) * sizeof *all);
+    if (!all) ln_die("out of memory");
+    for (int op = 0; op < LN_NOPS; op++) {
+        int matches = 0;
+        for (size_t i = 0; i < ln_kernel_count(); i++)
+            for (size_t j = 0; j < nitems; j++)
+                matches |= ln_kernel_at(i)->op == (ln_op)op && fnmatch(items[j], ln_kernel_at(i)->name, 0) == 0;
+        if (!matches) continue;
+        ln_cli_op = (ln_op)op;
+        const ln_kernel **ks;
+        size_t nk = ln_select_kernels(list, &ks, 0);
+        memcpy(all + n, ks, nk * sizeof *ks);
+        n += nk;
+        free(ks);
+    }
+    free(items);
+    *out = all;
+    return n;
 }
 
 static void csv_quoted(FILE *f, const char *s)
@@ -109,7 +159,21 @@ static void csv_quoted(FILE *f, const char *s)
 
 int cmd_hunt(int argc, char **argv)
 {
-    enum { O_KERNEL = 1, O_D, O_EPS, O_SECONDS, O_EVALS, O_STARTS, O_SEED, O_SHARD, O_OUT, O_CSV, O_QUIET, O_HELP };
+    enum {
+        O_KERNEL = 1,
+        O_D,
+        O_EPS,
+        O_SECONDS,
+        O_EVALS,
+        O_STARTS,
+        O_SEED,
+        O_SHARD,
+        O_OUT,
+        O_CSV,
+        O_QUIET,
+        O_HELP,
+        O_EVERY_OP
+    };
     static const struct option opts[] = {{"kernel", required_argument, 0, O_KERNEL},
                                          {"kernels", required_argument, 0, O_KERNEL},
                                          {"D", required_argument, 0, O_D},
@@ -123,10 +187,11 @@ int cmd_hunt(int argc, char **argv)
                                          {"csv", required_argument, 0, O_CSV},
                                          {"quiet", no_argument, 0, O_QUIET},
                                          {"help", no_argument, 0, O_HELP},
+                                         {"every-op", no_argument, 0, O_EVERY_OP},
                                          {0, 0, 0, 0}};
     const char *kernels = "*", *out_dir = "results/hunt", *csv_path = NULL, *D_list = "768";
     ln_hunt_config cfg = {.D = 768, .eps = 1e-5, .seed = 1, .seconds = 30, .starts = 4, .shard = {0, 1}, .progress = 1};
-    int evals_given = 0, seconds_given = 0, c;
+    int evals_given = 0, seconds_given = 0, every_op = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -149,7 +214,8 @@ int cmd_hunt(int argc, char **argv)
         case O_OUT: out_dir = optarg; break;
         case O_CSV: csv_path = optarg; break;
         case O_QUIET: cfg.progress = 0; break;
-        case O_HELP: fputs(hunt_help, stdout); return 0;
+        case O_EVERY_OP: every_op = 1; break;
+        case O_HELP: printf(hunt_help, ln_op_list()); return 0;
         default:
             ln_die_usage("hunt: unknown option or missing value '%s'; see 'lnbench hunt --help'", argv[optind - 1]);
         }
@@ -163,11 +229,10 @@ int cmd_hunt(int argc, char **argv)
     if (!Ds) ln_die("out of memory");
     for (size_t i = 0; i < nD; i++) Ds[i] = (size_t)ln_parse_int(D_items[i], "--D", 2, 65535);
 
-    /* the screen (ln_screen_row) stands in for the first op's reference only */
-    if (ln_cli_op != 0) ln_die_usage("hunt: --op %s: only %s is searched", ln_op_name(ln_cli_op), ln_op_name(0));
     const ln_kernel **ks;
-    size_t nk = ln_select_kernels(kernels, &ks, 0);
-    if (nk == 0) ln_die_usage("--kernel: none of the selected kernels runs on this CPU");
+    if (every_op && ln_cli_op_given) ln_die_usage("hunt: give --op or --every-op, not both");
+    size_t nk = every_op ? kernels_of_every_op(kernels, &ks) : ln_select_kernels(kernels, &ks, 0);
+    if (nk == 0) ln_die_usage("--kernel: none of the selected %s kernels runs on this CPU", ln_op_name(ln_cli_op));
     ln_print_skip_note();
     char csv_default[4200], meta_path[4300];
     if (!csv_path) {
@@ -191,8 +256,8 @@ int cmd_hunt(int argc, char **argv)
         ln_hunt_run(&cfg, &r);
         char st[4200], repro[9000], repro_ulp[9000];
         stem(st, sizeof st, out_dir, ks[i], cfg.D, cfg.eps, cfg.shard);
-        write_vector(st, "gamma", ks[i], cfg.D, r.gamma);
-        write_vector(st, "beta", ks[i], cfg.D, r.beta);
+        write_vector(st, "gamma", ks[i], cfg.D, r.gamma, 1);
+        write_vector(st, "beta", ks[i], cfg.D, r.beta, 1);
         /* a find keeps the eps of the built-in row its search started from (the run's, or 0) */
         write_find(st, "ratio", ks[i], cfg.D, r.worst_ratio.eps, &r, &r.worst_ratio, repro, sizeof repro);
         write_find(st, "ulp", ks[i], cfg.D, r.worst_ulp.eps, &r, &r.worst_ulp, repro_ulp, sizeof repro_ulp);
@@ -223,7 +288,7 @@ int cmd_hunt(int argc, char **argv)
         csv_quoted(out.f, repro);
         fputc(',', out.f);
         csv_quoted(out.f, repro_ulp);
-        fputc('\n', out.f);
+        fprintf(out.f, ",%s\n", ln_op_name(ks[i]->op));
         ln_hunt_result_free(&r);
     }
     ln_meta_write_json(meta.f, cfg.seed, argc + 1, argv - 1);

@@ -1,6 +1,6 @@
 /* Double-double arithmetic: a value as the unevaluated sum hi + lo of two doubles, |lo| <=
  * ulp(hi) / 2, about 106 bits, from the error-free transformations of Knuth (two_sum) and
- * Dekker (the product's error by one fma). For scoring candidate rows fast (screen.c, hunt.c);
+ * Dekker (the product's error by one fma). For scoring candidate rows fast (screen.c, harness/hunt/hunt.c);
  * the MPFR reference judges what is reported. */
 #ifndef LN_DD_H
 #define LN_DD_H

@@ -51,11 +51,10 @@ static inline void ln_add_norm_forward(ln_dtype t, ln_add_fn *add, const ln_kern
 
 /* Defines the fused kernel ln_<id> over the plain op's kernel ln_<base> (same dtype and ISA), h by
  * add: its bound and domain are base's (the reference normalises the stored h), how says both. */
-#define LN_ADD_NORM_KERNEL(id, name, dtype, isa, op, add, base, domain, agrees, how)                       \
-    extern const ln_kernel ln_##base;                                                                     \
-    static void id##_forward(const ln_args *a) { ln_add_norm_forward(dtype, add, &ln_##base, a); }       \
-    static double id##_bound(size_t n, double kappa) { return ln_##base.bound(n, kappa); }               \
-    LN_KERNEL_DEFINE(ln_##id, name, dtype, isa, op, id##_forward, id##_bound, domain, agrees, LN_NO_TUNABLES, \
-                     how)
+#define LN_ADD_NORM_KERNEL(id, name, dtype, isa, op, add, base, domain, agrees, how)               \
+    extern const ln_kernel ln_##base;                                                              \
+    static void id##_forward(const ln_args *a) { ln_add_norm_forward(dtype, add, &ln_##base, a); } \
+    static double id##_bound(size_t n, double kappa) { return ln_##base.bound(n, kappa); }         \
+    LN_KERNEL_DEFINE(ln_##id, name, dtype, isa, op, id##_forward, id##_bound, domain, agrees, LN_NO_TUNABLES, how)
 
 #endif

@@ -3,8 +3,8 @@
 #include "add-norm.h"
 #include "bounds.h"
 
-LN_ADD_NORM_KERNEL(f32_addln_twopass_scalar, "f32-addln-twopass-scalar", LN_F32, 0, LN_OP_ADD_LAYERNORM, ln_add_elements, f32_twopass_scalar,
-                   ln_domain_any_row, 0,
+LN_ADD_NORM_KERNEL(f32_addln_twopass_scalar, "f32-addln-twopass-scalar", LN_F32, 0, LN_OP_ADD_LAYERNORM,
+                   ln_add_elements, f32_twopass_scalar, ln_domain_any_row, 0,
                    "h = x + r in fp32 (one rounding), then f32-twopass-scalar's row on h: fp32 sequential mean, "
                    "then fp32 sum of squared deviations, rows whose sums overflow or squares underflow redone in "
                    "double"

@@ -10,46 +10,29 @@
  * memory sees x and r read and h and y written once each: four element sizes, with no
  * read-for-ownership of h or y. In place (h over r, y over x) is safe: each row of x and r is
  * read before the row's h and y are written. Included by f32-add-rmsnorm-<isa>.c. */
-#include "add-norm.h"
+#include "f32-add.h"
 #include "f32-rmsnorm.h"
-
-/* Elements j..n-1 of h = x + r over one row, into h (non-temporal stores when stream_h: h then
- * vector-aligned) and into the scratch row s (plain stores; NULL: none). */
-LN_INLINE void add_row_from(const float *x, const float *r, float *h, float *s, size_t j, size_t n, int stream_h)
-{
-    for (; j + VF_W <= n; j += VF_W) {
-        vf v = vf_add(vf_load(x + j), vf_load(r + j));
-        if (stream_h) vf_stream(h + j, v);
-        else vf_store(h + j, v);
-        if (s) vf_store(s + j, v);
-    }
-    if (j < n) {
-        vf v = vf_add(vf_load_part(x + j, n - j), vf_load_part(r + j, n - j));
-        vf_store_part(h + j, v, n - j);
-        if (s) vf_store_part(s + j, v, n - j);
-    }
-}
 
 /* One loop over two rows, as f32-rmsnorm.h's pipeline_body: normalizes the scratch row s0 into y
  * (rstd, streamed) while adding the next row x1 + r1 into h1 and the scratch row s1 and summing
  * its squares into *ss (grouped as rms_sq, so the bits are the plain row's). Unlike
  * f32-rmsnorm's, no prefetch of the row after: measured, it made no difference here. */
-LN_INLINE void add_pipeline_body(const float *s0, float *y, const float *g, const float *b, float rstd,
-                                 const float *x1, const float *r1, float *h1, float *s1, size_t n, double *ss,
-                                 int stream_h, int has_g, int has_b)
+LN_INLINE void add_pipeline_body(const float *s0, float *y, const float *g, const float *b, float rstd, const float *x1,
+                                 const float *r1, float *h1, float *s1, size_t n, double *ss, int stream_h, int has_g,
+                                 int has_b)
 {
     const vf vr = vf_set1(rstd), z = vf_set1(0.0f);
     vf q[4] = {z, z, z, z};
     size_t i = rms_lead(s0, y, g, b, n, vr, has_g, has_b, 1), j = 0; /* i walks s0 and y, j row r+1 */
-#define STAGE(c)                                                      \
-    do {                                                              \
-        vf v = rms_vec(s0, g, b, i + c * VF_W, vr, has_g, has_b);     \
+#define STAGE(c)                                                               \
+    do {                                                                       \
+        vf v = rms_vec(s0, g, b, i + c * VF_W, vr, has_g, has_b);              \
         vf d = vf_add(vf_load(x1 + j + c * VF_W), vf_load(r1 + j + c * VF_W)); \
-        vf_store(s1 + j + c * VF_W, d);                               \
-        if (stream_h) vf_stream(h1 + j + c * VF_W, d);                \
-        else vf_store(h1 + j + c * VF_W, d);                          \
-        q[c] = vf_fma(d, d, q[c]);                                    \
-        vf_stream(y + i + c * VF_W, v);                               \
+        vf_store(s1 + j + c * VF_W, d);                                        \
+        if (stream_h) vf_stream(h1 + j + c * VF_W, d);                         \
+        else vf_store(h1 + j + c * VF_W, d);                                   \
+        q[c] = vf_fma(d, d, q[c]);                                             \
+        vf_stream(y + i + c * VF_W, v);                                        \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         STAGE(0);
@@ -119,8 +102,8 @@ static void f32_add_rmsnorm_forward(const ln_args *a)
     f32_rmsnorm_forward(&norm);
 }
 
-#define F32_ADD_RMSNORM_HOW                                                                              \
+#define F32_ADD_RMSNORM_HOW                                                                               \
     "h = x + r in fp32 (one rounding), then f32-rmsnorm-pipelined's sums and epilogue on h (4W-lane fma " \
-    "sum of squares in double, y = h (rstd gamma) + beta); from memory a 2-row pipeline (normalize r, " \
+    "sum of squares in double, y = h (rstd gamma) + beta); from memory a 2-row pipeline (normalize r, "   \
     "add r+1) streaming h and y, h kept in cached rows; rows whose sums overflow or squares underflow "   \
     "redone in double"

@@ -273,7 +273,7 @@ endif
 # replaces them; report, summary, merge and compare read a results folder with its ops/ (make
 # bench clears ops/ first, so the folder holds one run). The rmsnorm run times at BENCH_THREADS
 # too. Budget: about 40 s on the 2-core VM (accuracy ~10 s, timing ~10 s an op).
-BENCH_OPS := rmsnorm layernorm-bwd rmsnorm-bwd
+BENCH_OPS := rmsnorm layernorm-bwd rmsnorm-bwd add-rmsnorm add-layernorm
 BENCH_OPS_ACCURACY_FLAGS := --dist normal,offset:1e4,outlier:1000 --D 768
 BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=10 \
                           --benchmark_min_time=0.01

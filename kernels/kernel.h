@@ -37,6 +37,11 @@ typedef struct {
     /* Values of the kernel's tunables, in the order of its .tunables; NULL means every default.
      * Set by the caller (never read from the environment); outputs must not depend on them. */
     const int *params;
+    /* The fused residual-add ops only (add-rmsnorm, add-layernorm; docs/ops.md): r the residual
+     * (rows * D, kernel's dtype), h = x + r rounded once to the dtype (rows * D, written: the new
+     * residual); y is the norm of the stored h. The other ops ignore them. */
+    const void *r;
+    void *h;
 } ln_args;
 
 /* The operator a kernel computes, one line of ops.def each; zero is LayerNorm forward, so kernels
@@ -45,7 +50,9 @@ typedef struct {
  *   layernorm-bwd  g = gamma dy, xhat = (x - mean) rstd:
  *                  dx = rstd (g - mean(g) - xhat mean(g xhat)), dgamma = sum_rows dy xhat,
  *                  dbeta = sum_rows dy
- *   rmsnorm-bwd    xhat = x rstd: dx = rstd (g - xhat mean(g xhat)), dgamma and dbeta as above */
+ *   rmsnorm-bwd    xhat = x rstd: dx = rstd (g - xhat mean(g xhat)), dgamma and dbeta as above
+ *   add-rmsnorm    h = x + r rounded once, y = rmsnorm(h)      (the residual stream's fused add)
+ *   add-layernorm  h = x + r rounded once, y = layernorm(h) */
 typedef enum {
 #define LN_OP(NAME, ...) LN_OP_##NAME,
 #include "ops.def"
@@ -70,14 +77,18 @@ typedef enum {
     LN_SHAPE_ROWS    /* one double per row (mean, rstd) */
 } ln_shape;
 enum {
-    LN_ROLE_OPT = 1,   /* the caller may pass NULL (gamma, beta: 1 and 0; an output not wanted) */
-    LN_ROLE_JUDGED = 2 /* a returned statistic held to the kernel's bound; else measured only */
+    LN_ROLE_OPT = 1,    /* the caller may pass NULL (gamma, beta: 1 and 0; an output not wanted) */
+    LN_ROLE_JUDGED = 2, /* a returned statistic held to the kernel's bound; else measured only */
+    LN_ROLE_NORMED = 4, /* the rows x D tensor the op normalises (h of the fused ops): its row
+                         * facts decide a kernel's domain; x when no role says */
+    LN_ROLE_CR = 8      /* an output every kernel returns correctly rounded (h = x + r, one
+                         * rounding): the verdict requires the reference's value */
 };
 typedef struct {
     const char *name; /* the ln_args member's name: "x", "gamma", "dy", "mean", ... */
     ln_role_kind kind;
     ln_shape shape;
-    unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED */
+    unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED, LN_ROLE_NORMED, LN_ROLE_CR */
     size_t field;   /* offsetof(ln_args, member) */
 } ln_role;
 enum { LN_MAX_ROLES = 12 };
@@ -227,7 +238,7 @@ _Static_assert(sizeof(ln_tunable) > sizeof(void *), "LN_NO_TUNABLES (NULL) must 
  * and its kernels are listed, measured and timed beside the built-in ones (docs/plugins.md).
  * LN_ABI_VERSION changes whenever ln_args, ln_kernel or the LN_ISA_* bits change in layout or
  * meaning; lnbench refuses a library built for another version. */
-#define LN_ABI_VERSION 3
+#define LN_ABI_VERSION 4
 typedef struct {
     int abi_version; /* LN_ABI_VERSION of the kernel.h the library was built with */
     size_t count;

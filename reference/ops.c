@@ -1,5 +1,9 @@
 /* The ops' reference entry points of kernels/ops.def: one signature over the roles in table
  * order, so the harness calls any op's reference without naming it. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ref_mpfr.h"
 #include "reference.h"
 
 static void forward_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
@@ -12,17 +16,60 @@ static void forward_rows(int centred, ln_dtype t, size_t rows, size_t D, double 
             out[0].hi ? out[0].hi + r * D : NULL, out[0].lo ? out[0].lo + r * D : NULL, st ? &st[r] : NULL);
 }
 
-void ln_ref_layernorm(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out,
-                      ln_ref_stats *st)
+/* An entry point over one of the row loops, centring or not. */
+#define LN_REF_ENTRY(name, rows_fn, centred)                                                               \
+    void name(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out, \
+              ln_ref_stats *st)                                                                            \
+    {                                                                                                      \
+        rows_fn(centred, t, rows, D, eps, in, out, st);                                                    \
+    }
+
+LN_REF_ENTRY(ln_ref_layernorm, forward_rows, 1)
+LN_REF_ENTRY(ln_ref_rmsnorm, forward_rows, 0)
+
+/* h = x + r over n elements of format t, the exact sum rounded once to t (h), and as hi + lo
+ * (the sum of two floating-point numbers is exact in MPFR; hi + lo holds it whenever it is within
+ * double's range). A non-finite operand gives IEEE's sum, taken as exact. */
+static void add_elements(ln_dtype t, size_t n, const void *x, const void *r, void *h, double *hi, double *lo)
 {
-    forward_rows(1, t, rows, D, eps, in, out, st);
+    mpfr_t a, b, s;
+    mpfr_inits2(53, a, b, (mpfr_ptr)0);
+    mpfr_init2(s, 53);
+    for (size_t i = 0; i < n; i++) {
+        double xv = ln_load(t, x, i), rv = ln_load(t, r, i), v = xv + rv, l = 0;
+        if (isfinite(xv) && isfinite(rv)) {
+            mpfr_set_d(a, xv, MPFR_RNDN), mpfr_set_d(b, rv, MPFR_RNDN); /* exact: every format is in double */
+            ln_mpfr_exact_add(s, a, b);
+            ln_store(t, h, i, ln_mpfr_round(s, t));
+            v = mpfr_get_d(s, MPFR_RNDN);
+            if (isfinite(v)) {
+                mpfr_sub_d(s, s, v, MPFR_RNDN); /* exact: the tail's bits are among s's */
+                l = mpfr_get_d(s, MPFR_RNDN);
+            }
+        } else ln_store(t, h, i, v);
+        if (hi) hi[i] = v;
+        if (lo) lo[i] = l;
+    }
+    mpfr_clears(a, b, s, (mpfr_ptr)0);
 }
 
-void ln_ref_rmsnorm(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out,
-                    ln_ref_stats *st)
+/* The fused residual-add ops: h = x + r rounded once (out[1]), then the forward op's row
+ * reference on the stored h (out[0]), so y is the correctly rounded norm of what the kernel
+ * normalises; st are h's statistics. */
+static void add_norm_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
+                          const ln_ref_out *out, ln_ref_stats *st)
 {
-    forward_rows(0, t, rows, D, eps, in, out, st);
+    size_t n = rows * D;
+    void *h = out[1].rounded ? out[1].rounded : malloc(n * ln_fmt(t)->size + 1);
+    if (!h) abort();
+    add_elements(t, n, in[0], in[1], h, out[1].hi, out[1].lo);
+    const void *norm_in[] = {h, in[2], in[3]};
+    forward_rows(centred, t, rows, D, eps, norm_in, out, st);
+    if (h != out[1].rounded) free(h);
 }
+
+LN_REF_ENTRY(ln_ref_add_rmsnorm, add_norm_rows, 0)
+LN_REF_ENTRY(ln_ref_add_layernorm, add_norm_rows, 1)
 
 void ln_ref_layernorm_bwd(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out,
                           ln_ref_stats *st)

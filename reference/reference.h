@@ -75,6 +75,8 @@ ln_ref_op ln_ref_layernorm;           /* in: x, gamma, beta; out: y */
 ln_ref_op ln_ref_rmsnorm;             /* in: x, gamma, beta; out: y */
 ln_ref_op ln_ref_layernorm_bwd;       /* in: x, gamma, dy; out: dx, dgamma, dbeta */
 ln_ref_op ln_ref_rmsnorm_bwd;         /* in: x, gamma, dy; out: dx, dgamma, dbeta */
+ln_ref_op ln_ref_add_rmsnorm;         /* in: x, r, gamma, beta; out: y, h = x + r rounded once */
+ln_ref_op ln_ref_add_layernorm;       /* in: x, r, gamma, beta; out: y, h */
 ln_ref_op ln_ref_layernorm_bwd_saved; /* in: x, gamma, dy, mean, rstd; out: dx */
 ln_ref_op ln_ref_rmsnorm_bwd_saved;   /* in: x, gamma, dy, mean (not read), rstd; out: dx */
 

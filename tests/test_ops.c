@@ -1,7 +1,7 @@
-/* RMSNorm and the backward ops: the references against closed forms and against an independent
- * 600-bit textbook evaluation rounded by scaling and rint; every op kernel within its claimed
- * bound; and kernels that centre an RMSNorm row or drop the mean(g xhat) term of a backward pass
- * caught by that same check. */
+/* RMSNorm, the backward ops and the fused residual-add ops: the references against closed forms
+ * and against an independent 600-bit textbook evaluation rounded by scaling and rint; every op
+ * kernel within its claimed bound; and kernels that centre an RMSNorm row, drop the mean(g xhat)
+ * term of a backward pass, normalise x instead of h or truncate h caught by that same check. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,12 +15,17 @@
 #include <mpfr.h>
 
 #include "accuracy.h"
+#include "add-norm.h"
+#include "bounds.h"
 #include "dtype.h"
 #include "kernel.h"
 #include "lnbench_run.h"
 #include "reference.h"
 #include "round_to.h"
 #include "vl_repeat.h"
+
+extern const ln_kernel ln_f32_rmsnorm_accurate_scalar, ln_bf16_rmsnorm_f32acc_scalar, ln_f32_addrms_accurate_scalar,
+    ln_bf16_addrms_f32acc_scalar;
 
 #define BITS 600
 #define MAXD 64
@@ -184,6 +189,92 @@ static void test_rms_reference_closed(void **state)
     ln_ref_rms_row(LN_F64, 2, x2, NULL, NULL, 0, y2, NULL, NULL, NULL);
     assert_true(y2[0] == 1 / sqrt(2.5) || fabs(y2[0] - 1 / sqrt(2.5)) <= 0x1p-53); /* sqrt, / each CR */
     assert_true(y2[1] == 2 * y2[0]); /* exact doubling of a correctly rounded value */
+}
+
+/* The fused ops' reference (add_norm: 1 for add-layernorm, 0 for add-rmsnorm) on rows x D of format
+ * t: in x, r, gamma, beta; out y, h with hi + lo each; st the rows' statistics. */
+static void add_norm_ref(int centred, ln_dtype t, size_t rows, size_t D, const void *x, const void *r, const void *g,
+                         const void *b, double eps, void *y, void *h, double *hi, double *lo, double *hhi, double *hlo,
+                         ln_ref_stats *st)
+{
+    const void *in[] = {x, r, g, b};
+    ln_ref_out out[] = {{y, hi, lo}, {h, hhi, hlo}};
+    (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, rows, D, eps, in, out, st);
+}
+
+/* The fused references, every format, both ops, with and without gamma and beta: h against the
+ * 600-bit sum rounded by rint (and, below f64, against plain double addition, exact for these
+ * values, rounded once by a store), hi + lo against the exact sum; y and the statistics bit-equal
+ * to the plain op's row reference on the stored h. */
+static void test_add_reference_random(void **state)
+{
+    (void)state;
+    SKIP_ON_VL_REPEAT();
+    unsigned seed = 11;
+    for (int t = 0; t < LN_NDTYPES; t++)
+        for (int trial = 0; trial < 24; trial++) {
+            const size_t rows = 2, D = 1 + (size_t)rand_r(&seed) % MAXD, n = rows * D;
+            const int centred = trial % 2, affine = trial % 3 != 0;
+            double xv[MAXR * MAXD], rv[MAXR * MAXD], g[MAXD], b[MAXD], hi[MAXR * MAXD], lo[MAXR * MAXD];
+            double hhi[MAXR * MAXD], hlo[MAXR * MAXD], hi2[MAXD], lo2[MAXD];
+            char xa[8 * MAXR * MAXD], ra[8 * MAXR * MAXD], ga[8 * MAXD], ba[8 * MAXD];
+            char ya[8 * MAXR * MAXD], ha[8 * MAXR * MAXD], y2[8 * MAXD], want[8];
+            fill((ln_dtype)t, n, trial % 4 == 1 ? 20 : 0, &seed, xa, xv);
+            fill((ln_dtype)t, n, 0, &seed, ra, rv);
+            fill((ln_dtype)t, D, 1, &seed, ga, g);
+            fill((ln_dtype)t, D, 0, &seed, ba, b);
+            double eps = trial % 5 == 4 ? 0 : 1e-5;
+            ln_ref_stats st[2], st2;
+            add_norm_ref(centred, (ln_dtype)t, rows, D, xa, ra, affine ? ga : NULL, affine ? ba : NULL, eps, ya, ha, hi,
+                         lo, hhi, hlo, st);
+            mpfr_t sum;
+            mpfr_init2(sum, BITS);
+            for (size_t i = 0; i < n; i++) {
+                mpfr_set_d(sum, xv[i], MPFR_RNDN);
+                mpfr_add_d(sum, sum, rv[i], MPFR_RNDN); /* exact at 600 bits */
+                check_equal((ln_dtype)t, "h", i, ln_load((ln_dtype)t, ha, i), sum);
+                check_hilo((ln_dtype)t, hhi[i], hlo[i], sum);
+                if (t != LN_F64) { /* x + r of these values is exact in double */
+                    ln_store((ln_dtype)t, want, 0, xv[i] + rv[i]);
+                    assert_true(ln_load((ln_dtype)t, ha, i) == ln_load((ln_dtype)t, want, 0));
+                    assert_true(hhi[i] == xv[i] + rv[i] && hlo[i] == 0);
+                }
+            }
+            mpfr_clear(sum);
+            size_t es = ln_fmt((ln_dtype)t)->size;
+            for (size_t r = 0; r < rows; r++) {
+                (centred ? ln_ref_row : ln_ref_rms_row)((ln_dtype)t, D, ha + r * D * es, affine ? ga : NULL,
+                                                        affine ? ba : NULL, eps, y2, hi2, lo2, &st2);
+                assert_memory_equal(ya + r * D * es, y2, D * es);
+                assert_memory_equal(hi + r * D, hi2, D * sizeof(double));
+                assert_memory_equal(lo + r * D, lo2, D * sizeof(double));
+                assert_memory_equal(&st[r], &st2, sizeof st2);
+            }
+        }
+}
+
+/* Closed forms: [1, 5, -1, 0.5] + [2, -1, 1, -0.5] = [3, 4, 0, 0], RMSNorm [6/5, 8/5, 0, 0];
+ * [3, -1] + [-2, 4] = [1, 3], LayerNorm with eps 0 [-1, 1]; ties to even: in fp32 1 + 2^-24 is 1,
+ * 1 + 3 2^-25 is 1 + 2^-23; in bf16 1 + 2^-8 is 1 and 1 + 3 2^-9 is 1 + 2^-7. */
+static void test_add_reference_closed(void **state)
+{
+    (void)state;
+    SKIP_ON_VL_REPEAT();
+    double x[4] = {1, 5, -1, 0.5}, r[4] = {2, -1, 1, -0.5}, y[4], h[4];
+    add_norm_ref(0, LN_F64, 1, 4, x, r, NULL, NULL, 0, y, h, NULL, NULL, NULL, NULL, NULL);
+    assert_true(h[0] == 3 && h[1] == 4 && h[2] == 0 && h[3] == 0);
+    assert_true(y[0] == 1.2 && y[1] == 1.6 && y[2] == 0 && y[3] == 0);
+    float xf[2] = {3, -1}, rf[2] = {-2, 4}, yf[2], hf[2];
+    ln_ref_stats st;
+    add_norm_ref(1, LN_F32, 1, 2, xf, rf, NULL, NULL, 0, yf, hf, NULL, NULL, NULL, NULL, &st);
+    assert_true(hf[0] == 1 && hf[1] == 3 && yf[0] == -1 && yf[1] == 1 && st.mean == 2 && st.var == 1);
+    float one[2] = {1, 1}, ties[2] = {0x1p-24f, 3 * 0x1p-25f};
+    add_norm_ref(0, LN_F32, 1, 2, one, ties, NULL, NULL, 1e-5, yf, hf, NULL, NULL, NULL, NULL, NULL);
+    assert_true(hf[0] == 1 && hf[1] == 1 + 0x1p-23f);
+    uint16_t b1[2], bt[2], by[2], bh[2];
+    for (int i = 0; i < 2; i++) ln_store(LN_BF16, b1, i, 1), ln_store(LN_BF16, bt, i, i ? 3 * 0x1p-9 : 0x1p-8);
+    add_norm_ref(0, LN_BF16, 1, 2, b1, bt, NULL, NULL, 1e-5, by, bh, NULL, NULL, NULL, NULL, NULL);
+    assert_true(ln_load(LN_BF16, bh, 0) == 1 && ln_load(LN_BF16, bh, 1) == 1 + 0x1p-7);
 }
 
 /* Backward of random batches, LayerNorm and RMSNorm, every format: dx, dgamma, dbeta bit-equal to
@@ -443,8 +534,11 @@ static void test_op_kernel_verdicts(void **state)
                 if (k->dtype == LN_F32 && d < 3 && !(v == LN_OUTSIDE && !strcmp(dom, "bound-vacuous")))
                     assert_int_equal(v, LN_PASS);
             }
-        if (k->dtype == LN_F32 && k->op == LN_OP_RMSNORM)
+        if (k->dtype == LN_F32 && (k->op == LN_OP_RMSNORM || k->op == LN_OP_ADD_RMSNORM))
             for (size_t D = 7; D <= 768; D += 761) assert_int_equal(verdict_on(k, "huge", D, 0, &dom), LN_PASS);
+        /* the fused ops on huge and tiny rows, judged on h's facts: every f32 kernel passes */
+        if (k->dtype == LN_F32 && (k->op == LN_OP_ADD_RMSNORM || k->op == LN_OP_ADD_LAYERNORM))
+            for (size_t d = 3; d < 5; d++) assert_int_equal(verdict_on(k, all[d], 768, 0, &dom), LN_PASS);
         if (ln_op_is_backward(k->op)) {
             assert_int_equal(verdict_on(k, "normal", 7, 1, &dom), LN_OUTSIDE);
             assert_string_equal(dom, "saved-stats-f32");
@@ -503,8 +597,23 @@ static void test_op_kernels_in_place(void **state)
         ln_measure_kernel(k, &p, &e, out);
         double mean[3], rstd[3];
         for (size_t r = 0; r < 3; r++) mean[r] = p.stats[r].mean, rstd[r] = p.stats[r].rstd;
-        int bwd = ln_op_is_backward(k->op);
+        int bwd = ln_op_is_backward(k->op), fused = p.role[1].data && !strcmp(ln_ops[k->op].roles[1].name, "r");
         memcpy(io, bwd ? p.dy : p.x, bytes);
+        /* the fused ops as engines run them: h over r (the residual updated), y over x */
+        void *h_out = fused ? malloc(bytes) : NULL, *rh = fused ? malloc(bytes) : NULL;
+        if (fused) {
+            memcpy(rh, p.role[1].data, bytes);
+            ln_args o = {.rows = c.rows,
+                         .D = c.D,
+                         .x = p.x,
+                         .y = out,
+                         .gamma = p.gamma,
+                         .beta = p.beta,
+                         .eps = c.eps,
+                         .r = p.role[1].data,
+                         .h = h_out};
+            k->forward(&o);
+        }
         ln_args a = {.rows = c.rows,
                      .D = c.D,
                      .x = bwd ? p.x : io,
@@ -517,10 +626,13 @@ static void test_op_kernels_in_place(void **state)
                      .dy = bwd ? io : NULL,
                      .dx = bwd ? io : NULL,
                      .dgamma = bwd ? dg : NULL,
-                     .dbeta = bwd ? db : NULL};
+                     .dbeta = bwd ? db : NULL,
+                     .r = rh,
+                     .h = rh};
         k->forward(&a);
         if (memcmp(io, out, bytes) != 0) fail_msg("%s in place differs from out of place", k->name);
-        free(out), free(io), free(dg), free(db);
+        if (fused && memcmp(rh, h_out, bytes) != 0) fail_msg("%s: h over r differs from out of place", k->name);
+        free(out), free(io), free(dg), free(db), free(h_out), free(rh);
         ln_prepared_free(&p);
         ln_dist_free(&c.dist);
     }
@@ -539,6 +651,27 @@ static void rms_centred(const ln_args *a)
         double rstd = 1 / sqrt(ss / (double)a->D + a->eps);
         for (size_t i = 0; i < a->D; i++) y[i] = (float)((x[i] - m) * rstd * (g ? g[i] : 1) + (b ? b[i] : 0));
     }
+}
+
+/* A fused RMSNorm that normalises x, not h (h written right). */
+static void add_rms_of_x(const ln_args *a)
+{
+    ln_add_elements(LN_F32, a, 0, a->rows * a->D);
+    ln_args b = *a;
+    ln_f32_rmsnorm_accurate_scalar.forward(&b);
+}
+
+/* A bf16 fused RMSNorm that truncates h to bf16 (the fp32 sum's low 16 bits dropped), then
+ * normalises its own h exactly as the reference would. */
+static void add_rms_truncated(const ln_args *a)
+{
+    for (size_t i = 0; i < a->rows * a->D; i++) {
+        float v = ln_half_load(LN_BF16, a->x, i) + ln_half_load(LN_BF16, a->r, i);
+        ((uint16_t *)a->h)[i] = (uint16_t)(ln_f32_bits(v) >> 16);
+    }
+    ln_args b = *a;
+    b.x = a->h;
+    ln_bf16_rmsnorm_f32acc_scalar.forward(&b);
 }
 
 /* dx = rstd (g - c mean(g)), the mean(g xhat) term dropped; dgamma, dbeta right. */
@@ -585,6 +718,49 @@ static void test_breakage_caught(void **state)
     const char *dom;
     const ln_kernel *broken[] = {&centring, &ln_dropped, &rms_dropped};
     for (size_t i = 0; i < 3; i++) assert_int_equal(verdict_on(broken[i], "normal", 768, 0, &dom), LN_FAIL);
+    /* the fused ops: y of x instead of h fails on y; a truncated h fails on h, though y is the
+     * correct norm of the h it wrote */
+    const ln_kernel of_x = {.name = "f32-addrms-ofx-scalar",
+                            .dtype = LN_F32,
+                            .op = LN_OP_ADD_RMSNORM,
+                            .forward = add_rms_of_x,
+                            .bound = ln_f32_rmsnorm_accurate_scalar.bound,
+                            .domain = ln_domain_any_row};
+    const ln_kernel truncated = {.name = "bf16-addrms-truncated-scalar",
+                                 .dtype = LN_BF16,
+                                 .op = LN_OP_ADD_RMSNORM,
+                                 .forward = add_rms_truncated,
+                                 .bound = ln_bf16_rmsnorm_f32acc_scalar.bound,
+                                 .domain = ln_domain_any_row};
+    assert_false(within_bound(&of_x, LN_OP_ADD_RMSNORM, "normal", 768));
+    const char *const on[] = {"y", "h"};
+    const ln_kernel *fused[] = {&of_x, &truncated};
+    for (size_t i = 0; i < 2; i++) {
+        ln_case c = {.dtype = fused[i]->dtype,
+                     .D = 768,
+                     .rows = 8,
+                     .eps = 1e-5,
+                     .seed = 3,
+                     .affine = 1,
+                     .op = LN_OP_ADD_RMSNORM};
+        ln_dist_parse("normal", &c.dist);
+        ln_prepared p;
+        assert_int_equal(ln_prepare(&c, &p), 0);
+        ln_errors e;
+        ln_verdict v;
+        void *y = malloc(768 * 8 * 4);
+        ln_measure_kernel(fused[i], &p, &e, y);
+        ln_judge(fused[i], &p, y, &v);
+        assert_int_equal(v.verdict, LN_FAIL);
+        assert_string_equal(v.failed_on, on[i]);
+        if (i == 1) assert_true(v.bound == 0 && v.error > 0);
+        free(y);
+        ln_prepared_free(&p);
+        ln_dist_free(&c.dist);
+    }
+    /* and the correct kernels pass the same cases */
+    assert_int_equal(verdict_on(&ln_f32_addrms_accurate_scalar, "normal", 768, 0, &dom), LN_PASS);
+    assert_int_equal(verdict_on(&ln_bf16_addrms_f32acc_scalar, "normal", 768, 0, &dom), LN_PASS);
 }
 
 /* --op on the verbs: list shows the op column and filters, accuracy writes the op column, a
@@ -622,6 +798,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rms_reference_random),
         cmocka_unit_test(test_rms_reference_closed),
+        cmocka_unit_test(test_add_reference_random),
+        cmocka_unit_test(test_add_reference_closed),
         cmocka_unit_test(test_bwd_saved_reference),
         cmocka_unit_test(test_saved_stats_separate_the_losses),
         cmocka_unit_test(test_bwd_reference_random),

@@ -24,15 +24,18 @@ static void test_enum_values_fixed(void **state)
     assert_int_equal(LN_OP_RMSNORM, 1);
     assert_int_equal(LN_OP_LAYERNORM_BWD, 2);
     assert_int_equal(LN_OP_RMSNORM_BWD, 3);
-    assert_int_equal(LN_NOPS, 4);
+    assert_int_equal(LN_OP_ADD_RMSNORM, 4);
+    assert_int_equal(LN_OP_ADD_LAYERNORM, 5);
+    assert_int_equal(LN_NOPS, 6);
     assert_int_equal(LN_OP_COPY, LN_NOPS);
-    const char *names[] = {"layernorm", "rmsnorm", "layernorm-bwd", "rmsnorm-bwd", "copy"};
+    const char *names[] = {"layernorm",   "rmsnorm",       "layernorm-bwd", "rmsnorm-bwd",
+                           "add-rmsnorm", "add-layernorm", "copy"};
     for (int op = 0; op <= LN_NOPS; op++) {
         assert_string_equal(ln_op_name((ln_op)op), names[op]);
         if (op < LN_NOPS) assert_int_equal(ln_parse_op(names[op]), op);
     }
     assert_null(ln_op_name((ln_op)(LN_NOPS + 1)));
-    assert_string_equal(ln_op_list(), "layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd");
+    assert_string_equal(ln_op_list(), "layernorm, rmsnorm, layernorm-bwd, rmsnorm-bwd, add-rmsnorm, add-layernorm");
 }
 
 /* ln_args's members by name: a role's field must be the member it is named after, of the kind
@@ -47,6 +50,7 @@ static const struct {
     {"mean", offsetof(ln_args, mean), LN_SHAPE_ROWS},     {"rstd", offsetof(ln_args, rstd), LN_SHAPE_ROWS},
     {"dy", offsetof(ln_args, dy), LN_SHAPE_ROWS_D},       {"dx", offsetof(ln_args, dx), LN_SHAPE_ROWS_D},
     {"dgamma", offsetof(ln_args, dgamma), LN_SHAPE_COLS}, {"dbeta", offsetof(ln_args, dbeta), LN_SHAPE_COLS},
+    {"r", offsetof(ln_args, r), LN_SHAPE_ROWS_D},         {"h", offsetof(ln_args, h), LN_SHAPE_ROWS_D},
 };
 
 static void test_roles_are_ln_args_members(void **state)
@@ -79,6 +83,14 @@ static void test_roles_are_ln_args_members(void **state)
             }
         }
         assert_true(outs >= 1); /* a verdict is on the first output */
+        /* at most one normalised tensor, of rows x D; correctly rounded outputs are rows x D */
+        size_t normed = 0;
+        for (size_t i = 0; i < o->n_roles; i++) {
+            normed += !!(o->roles[i].flags & LN_ROLE_NORMED);
+            if (o->roles[i].flags & (LN_ROLE_NORMED | LN_ROLE_CR)) assert_int_equal(o->roles[i].shape, LN_SHAPE_ROWS_D);
+            if (o->roles[i].flags & LN_ROLE_CR) assert_int_equal(o->roles[i].kind, LN_ROLE_OUT);
+        }
+        assert_true(normed <= 1);
         /* the bench counts every rows x D tensor read or written once (results/README.md) */
         assert_int_equal(o->bytes, (int)full);
         /* a forward op is its own forward and reads no statistics */
@@ -89,6 +101,8 @@ static void test_roles_are_ln_args_members(void **state)
     /* the numbers results/README.md states for GB/s */
     assert_int_equal(ln_ops[LN_OP_LAYERNORM].bytes, 2);
     assert_int_equal(ln_ops[LN_OP_LAYERNORM_BWD].bytes, 3);
+    assert_int_equal(ln_ops[LN_OP_ADD_RMSNORM].bytes, 4);
+    assert_int_equal(ln_ops[LN_OP_ADD_LAYERNORM].bytes, 4);
 }
 
 /* The first kernel of op and dtype f32 this CPU runs, built in. */
@@ -114,9 +128,21 @@ static void check_reference(const ln_prepared *p, ln_op op)
     double hi[ROWS * D], lo[ROWS * D];
     ln_ref_stats st[ROWS];
     if (o->forward == op) {
+        /* the fused ops normalise h = x + r, here by double addition (exact for these values)
+         * rounded once to fp32; the others x */
+        const float *xs = p->x;
+        float h[ROWS * D];
+        if (o->n_roles > 1 && !strcmp(o->roles[1].name, "r")) {
+            for (size_t i = 0; i < ROWS * D; i++)
+                h[i] = (float)((double)((const float *)p->x)[i] + ((const float *)p->role[1].data)[i]);
+            size_t hi_role = 0;
+            while (strcmp(o->roles[hi_role].name, "h")) hi_role++;
+            assert_memory_equal(p->role[hi_role].ref, h, sizeof h);
+            xs = h;
+        }
         for (size_t r = 0; r < ROWS; r++)
-            (o->centres ? ln_ref_row : ln_ref_rms_row)(LN_F32, D, (const float *)p->x + r * D, p->gamma, p->beta, 1e-5,
-                                                       want + r * D, hi + r * D, lo + r * D, &st[r]);
+            (o->centres ? ln_ref_row : ln_ref_rms_row)(LN_F32, D, xs + r * D, p->gamma, p->beta, 1e-5, want + r * D,
+                                                       hi + r * D, lo + r * D, &st[r]);
     } else {
         ln_ref_bwd_rows(o->centres, LN_F32, ROWS, D, p->x, p->dy, p->gamma, 1e-5, want, hi, lo, dg, NULL, NULL, db,
                         NULL, NULL, st);
@@ -165,6 +191,16 @@ static void test_each_op_measured_through_the_table(void **state)
             int out = i < o->n_roles && o->roles[i].kind == LN_ROLE_OUT;
             assert_true(!p.role[i].ref == !out);
         }
+        /* a domain is decided on the row facts of the tensor the op normalises: h for the fused ops */
+        const float *normed = p.x;
+        for (size_t i = 0; i < o->n_roles; i++)
+            if (o->roles[i].flags & LN_ROLE_NORMED) normed = p.role[i].ref;
+        ln_row_facts f;
+        ln_row_facts_of(&p, 1, &f);
+        double top = 0;
+        for (size_t i = 0; i < D; i++) /* not fmax: gcc 12 for aarch64 fails to vectorize that reduction */
+            top = fabs(normed[D + i]) > top ? fabs(normed[D + i]) : top;
+        assert_true(f.max_abs_x == top && f.var == p.stats[1].var);
         ln_errors e;
         ln_verdict v;
         float y[ROWS * D];
@@ -198,6 +234,16 @@ static void test_each_op_measured_through_the_table(void **state)
         size_t first = 0;
         while (o->roles[first].kind != LN_ROLE_OUT) first++;
         assert_string_equal(v.failed_on, o->roles[first].name);
+        /* and so is a correctly rounded output off by one ulp, y right */
+        for (size_t i = 0; i < o->n_roles; i++) {
+            if (!(o->roles[i].flags & LN_ROLE_CR)) continue;
+            ln_measure_kernel(k, &p, &e, y);
+            float *h = p.run->out[i];
+            h[7] = nextafterf(h[7], INFINITY);
+            ln_judge(k, &p, y, &v);
+            assert_int_equal(v.verdict, LN_FAIL);
+            assert_string_equal(v.failed_on, o->roles[i].name);
+        }
         ln_prepared_free(&p);
     }
 }

@@ -71,6 +71,7 @@ typedef struct {
     size_t rows, D, size;
     void *x, *y, *g, *b, *dy;
     double *mean, *rstd; /* a backward kernel's saved statistics (inputs) */
+    void *r, *h;         /* the fused ops' residual and h = x + r (NULL for the other ops) */
 } bufs;
 
 /* k's outputs on the inputs of b, params p (NULL: defaults): y, or dx with dgamma and dbeta after
@@ -89,6 +90,8 @@ static void run(const ln_kernel *k, const bufs *b, void *y, double *mean, double
                  .mean = bwd ? b->mean : mean,
                  .rstd = bwd ? b->rstd : rstd,
                  .params = p,
+                 .r = b->r,
+                 .h = b->h,
                  .dy = bwd ? b->dy : NULL,
                  .dx = bwd ? y : NULL,
                  .dgamma = bwd ? (char *)y + out : NULL,
@@ -148,9 +151,19 @@ static void test_values_keep_bits(void **state)
                 double *m0 = malloc(2 * b.rows * sizeof(double)), *r0 = m0 + b.rows;
                 double *m1 = malloc(2 * b.rows * sizeof(double)), *r1 = m1 + b.rows;
                 fill(&b, k->dtype, ln_op_is_backward(k->op));
+                /* the fused ops: r the rows of x in reverse order, and h, whose bits must not
+                 * change either */
+                const int fused = !strcmp(ln_ops[k->op].roles[1].name, "r");
+                char *h0 = fused ? aligned_alloc(64, bytes) : NULL;
+                if (fused) {
+                    b.r = aligned_alloc(64, bytes), b.h = aligned_alloc(64, bytes);
+                    for (size_t e = 0; e < b.rows * b.D; e++)
+                        memcpy((char *)b.r + e * b.size, (char *)b.x + (b.rows * b.D - 1 - e) * b.size, b.size);
+                }
                 /* y one element past a vector boundary on odd shapes: a lead of ordinary stores */
                 char *ya = y0 + (s % 2) * b.size, *yb = y1 + (s % 2) * b.size;
                 run(k, &b, ya, m0, r0, NULL);
+                if (fused) memcpy(h0, b.h, b.rows * b.D * b.size);
                 for (int regime = 0; regime < (stream >= 0 ? 2 : 1); regime++) {
                     for (size_t t = 0; t < k->n_tunables; t++) {
                         for (size_t v = 0; v < k->tunables[t].n_values; v++) {
@@ -160,13 +173,15 @@ static void test_values_keep_bits(void **state)
                             run(k, &b, yb, m1, r1, p);
                             runs++;
                             const size_t out = (b.rows + 2 * ln_op_is_backward(k->op)) * b.D * b.size;
-                            if (memcmp(ya, yb, out) || memcmp(m0, m1, 2 * b.rows * sizeof(double)))
+                            if (memcmp(ya, yb, out) || memcmp(m0, m1, 2 * b.rows * sizeof(double)) ||
+                                (fused && memcmp(h0, b.h, b.rows * b.D * b.size)))
                                 fail_msg("%s D %zu rows %zu: %s = %d (%s) changed the outputs", k->name, b.D, b.rows,
                                          k->tunables[t].name, p[t], regime ? "streaming" : "defaults otherwise");
                         }
                     }
                 }
                 free(b.x), free(b.g), free(b.b), free(b.dy), free(b.mean), free(y0), free(y1), free(m0), free(m1);
+                free(b.r), free(b.h), free(h0);
             }
             free(p);
         }

@@ -444,8 +444,10 @@ int ln_prepare(const ln_case *c, ln_prepared *p)
     p->input = malloc(c->rows);
     p->run = calloc(1, sizeof *p->run);
     if (p->run)
-        for (size_t i = 0; i < op->n_roles; i++)
+        for (size_t i = 0; i < op->n_roles; i++) {
             if (op->roles[i].kind == LN_ROLE_STAT) roles_ok &= !!(p->run->stat[i] = malloc(c->rows * sizeof(double)));
+            if (op->roles[i].flags & LN_ROLE_CR) roles_ok &= !!(p->run->out[i] = malloc(role_bytes(c, &op->roles[i])));
+        }
     double *drawn = malloc(n * sizeof *drawn);
     if (!roles_ok || !p->x || !p->stats || !p->input || !drawn || !p->run) {
         fprintf(stderr, "lnbench: out of memory for a case of %zu rows x %zu %s\n", c->rows, c->D, ln_fmt(t)->name);
@@ -489,7 +491,7 @@ void ln_prepared_free(ln_prepared *p)
     free(p->stats);
     free(p->input);
     if (p->run) {
-        for (size_t i = 0; i < LN_MAX_ROLES; i++) free(p->run->stat[i]);
+        for (size_t i = 0; i < LN_MAX_ROLES; i++) free(p->run->stat[i]), free(p->run->out[i]);
         free(p->run);
     }
     memset(p, 0, sizeof *p);
@@ -700,14 +702,29 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
         p->run->k = k, p->run->wrote = wrote;
         for (size_t i = 0; i < op->n_roles; i++)
             if (op->roles[i].kind == LN_ROLE_STAT) memcpy(p->run->stat[i], out[i], c->rows * sizeof(double));
+            else if (p->run->out[i]) memcpy(p->run->out[i], out[i], role_bytes(c, &op->roles[i]));
     }
     if (y_out) memcpy(y_out, out[out0], elements(c) * ln_fmt(c->dtype)->size);
     free_outputs(op, out, -1);
 }
+/* The rows x D tensor the op normalises: the NORMED role's values (an output's: its correctly
+ * rounded reference, what a kernel that meets its contract normalises), else x. */
+static const void *normed_tensor(const ln_prepared *p)
+{
+    const ln_op_info *op = op_of(&p->c);
+    for (size_t i = 0; i < op->n_roles; i++)
+        if (op->roles[i].flags & LN_ROLE_NORMED) {
+            const void *v = op->roles[i].kind == LN_ROLE_OUT ? p->role[i].ref : p->role[i].data;
+            if (v) return v;
+        }
+    return p->x;
+}
+
 void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
 {
     const ln_case *c = &p->c;
     ln_dtype t = c->dtype;
+    const void *xs = normed_tensor(p);
     const ln_ref_stats *st = &p->stats[r];
     size_t off = r * c->D;
     double smallest = ldexp(1.0, ln_fmt(t)->emin), rstd = 1.0 / sqrt(st->var + c->eps);
@@ -720,7 +737,7 @@ void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
                         .max_abs_gamma = p->gamma ? 0 : 1,
                         .min_abs_gamma = p->gamma ? INFINITY : 1};
     for (size_t i = 0; i < c->D; i++) {
-        double x = ln_load(t, p->x, off + i), g = p->gamma ? ln_load(t, p->gamma, i) : 1;
+        double x = ln_load(t, xs, off + i), g = p->gamma ? ln_load(t, p->gamma, i) : 1;
         double b = p->beta ? ln_load(t, p->beta, i) : 0, y = fabs(p->y_hi[off + i] + p->y_lo[off + i]);
         f->finite &= isfinite(x) && isfinite(g) && isfinite(b);
         f->max_abs_x = fmax(f->max_abs_x, fabs(x));
@@ -808,6 +825,30 @@ static int stats_break(const ln_prepared *p, const ln_run_record *run, size_t r,
     return 0;
 }
 
+/* Row r of the outputs every kernel returns correctly rounded (LN_ROLE_CR, other than the first)
+ * against the reference's values: 1 when an element differs (+-0 and NaNs agree), with *what its
+ * role's name, *error the row's normwise error in u (Inf for a non-finite mismatch), *limit 0. */
+static int cr_break(const ln_prepared *p, const ln_run_record *run, size_t r, const char **what, double *error,
+                    double *limit)
+{
+    const ln_op_info *op = op_of(&p->c);
+    ln_dtype t = p->c.dtype;
+    for (size_t i = 0; i < op->n_roles; i++) {
+        const ln_role_data *d = &p->role[i];
+        if (!run->out[i] || !d->ref) continue;
+        for (size_t j = r * p->c.D; j < (r + 1) * p->c.D; j++)
+            if (!agrees(ln_load(t, run->out[i], j), ln_load(t, d->ref, j))) {
+                tensor_ref R = {.rows = p->c.rows, .D = p->c.D, .ref = d->ref, .hi = d->hi, .lo = d->lo};
+                size_t mismatch, col;
+                *error = row_norm_error(t, &R, run->out[i], r, &mismatch, &col);
+                if (mismatch || isnan(*error)) *error = INFINITY;
+                *what = op->roles[i].name, *limit = 0;
+                return 1;
+            }
+    }
+    return 0;
+}
+
 void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdict *v)
 {
     *v = (ln_verdict){.verdict = k->bound ? LN_PASS : LN_NONE,
@@ -832,7 +873,10 @@ void ln_judge(const ln_kernel *k, const ln_prepared *p, const void *y, ln_verdic
          * promise whatever the bound (none claimed, or one too large to judge by). */
         int broken = finite_input && mismatch &&
                      (!dom || bound_condition(dom) || (k->agrees_nonfinite && strcmp(dom, "nonfinite-input") != 0));
-        if (!dom && k->bound && error > bound) broken = 1;
+        /* a correctly rounded output (h = x + r) owes its bits inside the domain or not; judged
+         * first, since the first output is computed from it */
+        if (!broken && finite_input && run && cr_break(p, run, r, &on, &error, &limit)) broken = 1, bound = limit;
+        if (!broken && !dom && k->bound && error > bound) broken = 1;
         if (!broken && !dom && run && stats_break(p, run, r, k->bound ? bound : NAN, &on, &error, &limit))
             broken = 1, bound = limit;
         if (dom) {

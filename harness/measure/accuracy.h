@@ -84,6 +84,7 @@ typedef struct {
 typedef struct ln_run_record {
     const ln_kernel *k;
     double *stat[LN_MAX_ROLES]; /* rows each, for the op's LN_ROLE_STAT roles (NULL for the others) */
+    void *out[LN_MAX_ROLES];    /* the outputs every kernel returns correctly rounded (LN_ROLE_CR) */
     const char *wrote;
 } ln_run_record;
 
@@ -130,8 +131,9 @@ typedef struct {
     /* rows judged against the bound, and rows set aside (a degenerate input or a row outside
      * the domain): the case's verdict is its worst judged row's */
     size_t rows_judged, rows_set_aside;
-    /* what decided a fail: "y" (dx for the backward ops), "mean", "rstd", or "input-written"
-     * (the kernel changed a const input); "" otherwise */
+    /* what decided a fail: "y" (dx for the backward ops), "mean", "rstd", a correctly rounded
+     * output ("h": any element off the reference's; bound 0), or "input-written" (the kernel
+     * changed a const input); "" otherwise */
     const char *failed_on;
 } ln_verdict;
 
@@ -170,7 +172,8 @@ extern void (*ln_kernel_died)(const ln_kernel *k, const char *how);
 /* The error metrics of y against p's reference (also used for outputs computed elsewhere). */
 void ln_measure_output(const ln_prepared *p, const void *y, ln_errors *e);
 
-/* The facts of row r of p that a kernel's domain is decided on. */
+/* The facts of row r of p that a kernel's domain is decided on: those of the tensor the op
+ * normalises (x, or the stored h of the fused ops: ops.def's NORMED, its reference's values). */
 void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f);
 
 /* Row r of p against k's contract: NULL inside its domain, else the failed condition's name

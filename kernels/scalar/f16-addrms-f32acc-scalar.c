@@ -1,0 +1,10 @@
+/* Residual add + RMSNorm: h = x + r rounded once, then f16-rmsnorm-f32acc-scalar on the stored h,
+ * row by row (kernels/add-norm.h); the bound is that kernel's. */
+#include "add-norm.h"
+#include "bounds.h"
+
+LN_ADD_NORM_KERNEL(f16_addrms_f32acc_scalar, "f16-addrms-f32acc-scalar", LN_F16, 0, LN_OP_ADD_RMSNORM, ln_add_elements,
+                   f16_rmsnorm_f32acc_scalar, ln_domain_any_row, 0,
+                   "f16 x, r widened exactly, h = x + r in fp32 rounded once to f16 (correctly rounded: 24 >= 2p + "
+                   "1), then f16-rmsnorm-f32acc-scalar's row on h"
+                   "; bound(768, 1) = 1.15, bound(4096, 1e3) = 1.8");

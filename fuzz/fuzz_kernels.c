@@ -32,6 +32,7 @@
 #include "kernel.h"
 #include "reference.h"
 #include "replay.h"
+#include "replay_check.h"
 
 #define FUZZ_MAX_D LN_REPLAY_MAX_SHORT_D
 #define FUZZ_MAX_ROWS LN_REPLAY_MAX_ROWS

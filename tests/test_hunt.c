@@ -18,6 +18,7 @@
 #include "../fuzz/fuzz_kernels.c"
 #include "plugin.h"
 #include "replay.h"
+#include "replay_check.h"
 #include "lnbench_run.h"
 #include "tmpdir.h"
 

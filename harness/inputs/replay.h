@@ -14,7 +14,7 @@
  * another op carries an op record: rows byte LN_REPLAY_OP_ROW | 1, eps in full, then one byte, the
  * op's number (ln_op), then raw values of each of the op's inputs (LN_IN roles) in the table's
  * order, D elements each (one row of x and dy; gamma and beta). Such a file is replayed by
- * ln_replay_check, which the fuzzer's check hands it to; files without the record are read as
+ * ln_replay_check (measure/replay_check.h), which the fuzzer's check hands it to; files without the record are read as
  * before. */
 #ifndef LN_REPLAY_H
 #define LN_REPLAY_H
@@ -55,12 +55,5 @@ int ln_replay_has_op(const uint8_t *data, size_t size);
  * the bytes are not such a file (too short, an unknown op or dtype, D of 0). */
 int ln_replay_read(const uint8_t *data, size_t size, ln_replay_row *r);
 void ln_replay_row_free(ln_replay_row *r);
-
-/* Replays a file with an op record: every available kernel of its op and dtype (not a peer
- * library's) on the row, measured with the MPFR reference and judged as `lnbench accuracy`
- * judges (ln_judge). Returns 0 when every one passes or is outside its domain; 1 with a message
- * naming the kernel, op, D and eps in msg; -1 (message too) when the bytes are not such a file.
- * Used by the fuzzer's check (tests/regress/fuzz_kernels/) and by hunt's tests. */
-int ln_replay_check(const uint8_t *data, size_t size, char *msg, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "meta.h"
 #include "merge.h"
 #include "stats.h"
 #include "views.h"

@@ -121,28 +121,36 @@ static void write_find(const char *st, const char *what, const ln_kernel *k, siz
     ln_replay_write_op_row(path, k->op, k->dtype, D, in, eps);
 }
 
-/* --every-op: the kernels of every op that the patterns match (an op none of them matches is
- * left out), op after op, in one array. */
+/* --every-op: the kernels of every op that the patterns match, op after op, in one array; each
+ * op selects with the patterns that match one of its kernels (an op none matches is left out);
+ * a pattern that matches no kernel of any op is a usage error. */
 static size_t kernels_of_every_op(const char *list, const ln_kernel ***out)
 {
     size_t nitems, n = 0;
     char **items = ln_split_list(list, "--kernels", &nitems);
     const ln_kernel **all = malloc((ln_kernel_count() + 1) * sizeof *all);
-    if (!all) ln_die("out of memory");
+    char *mine = malloc(strlen(list) + 1);
+    int *used = calloc(nitems, sizeof *used);
+    if (!all || !mine || !used) ln_die("out of memory");
     for (int op = 0; op < LN_NOPS; op++) {
-        int matches = 0;
-        for (size_t i = 0; i < ln_kernel_count(); i++)
-            for (size_t j = 0; j < nitems; j++)
-                matches |= ln_kernel_at(i)->op == (ln_op)op && fnmatch(items[j], ln_kernel_at(i)->name, 0) == 0;
-        if (!matches) continue;
+        mine[0] = 0;
+        for (size_t j = 0; j < nitems; j++) {
+            int matches = 0;
+            for (size_t i = 0; i < ln_kernel_count() && !matches; i++)
+                matches = ln_kernel_at(i)->op == (ln_op)op && fnmatch(items[j], ln_kernel_at(i)->name, 0) == 0;
+            if (matches) strcat(strcat(mine, *mine ? "," : ""), items[j]), used[j] = 1;
+        }
+        if (!*mine) continue;
         ln_cli_op = (ln_op)op;
         const ln_kernel **ks;
-        size_t nk = ln_select_kernels(list, &ks, 0);
+        size_t nk = ln_select_kernels(mine, &ks, 0);
         memcpy(all + n, ks, nk * sizeof *ks);
         n += nk;
         free(ks);
     }
-    free(items);
+    for (size_t j = 0; j < nitems; j++)
+        if (!used[j]) ln_die_usage("--kernels: '%s' matches no kernel of any op (lnbench list --op OP)", items[j]);
+    free(items), free(mine), free(used);
     *out = all;
     return n;
 }

@@ -1,5 +1,5 @@
 /* One timed case of `lnbench bench`: a kernel on one shape, or a bandwidth probe of one size,
- * at one thread count. verbs/bench_plan.c makes them, measure/bench_run.c times them,
+ * at one thread count. measure/bench_plan.c makes them, measure/bench_run.c times them,
  * measure/bench_stats.c reads their results, output/bench_rows.c writes them. */
 #ifndef LN_BENCH_CASE_H
 #define LN_BENCH_CASE_H

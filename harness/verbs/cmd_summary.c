@@ -1,7 +1,7 @@
 /* lnbench summary: one line per kernel from a results folder's bench.csv and accuracy.csv (and
  * the op runs' files in its ops/), one block per operator: GB/s in cache and in memory, the fraction of the copy probe, and the
  * errors on the kernel's hardest distribution; then, when bench.csv has several thread counts,
- * how each kernel's GB/s scales with them. Columns are found by name (harness/report/table.c),
+ * how each kernel's GB/s scales with them. Columns are found by name (harness/base/table.c),
  * so either file may gain columns; rows of different ops or thread counts are never mixed. */
 #include <getopt.h>
 #include <math.h>

@@ -28,7 +28,7 @@ static inline void ln_add_elements(ln_dtype t, const ln_args *a, size_t lo, size
 }
 
 /* Elements [lo, hi) of h = x + r (row-major offsets) in format t: ln_add_elements, or a vector
- * kernel's own loop with it for the tail. */
+ * layer's loop (simd/f32-add.h, simd/half-add.h). */
 typedef void ln_add_fn(ln_dtype t, const ln_args *a, size_t lo, size_t hi);
 
 /* A fused kernel's forward over the plain op's kernel k (format t): for each row, h = x + r by

@@ -139,7 +139,10 @@ int ln_tune_defaults_report(char *const *paths, size_t n, FILE *out)
         for (size_t j = 0; j < t[i].n; j++) all[k++] = (tuned_case){&t[i], &t[i].e[j]};
     fputs("## Defaults for every machine\n\nLoss: a setting's rate below the best timed in a case (machine, "
           "regime, threads, D), from the searches' rounds; worst over the cases, where it happened. A setting is "
-          "suggested only if every case timed it (its worst loss is then known).\n\n",
+          "suggested only if every case timed it (its worst loss is then known). A loss is one search round "
+          "against the best of a case's rounds, not an alternated comparison: the best of many noisy rounds "
+          "is biased up, so a loss of 20% or less may be noise (two settings that run the same code "
+          "differed by 19% on a Zen 5, docs/tune.md); the gains in the tables above are the tested ones.\n\n",
           out);
     suggest(out, all, k);
     free(all);

@@ -105,6 +105,54 @@ static void test_same_as_operator(void **state)
     ln_prepared_free(&p);
 }
 
+/* The add-layernorm composite (ext-torch-addln-f32): judged by the fused op's contract (h correctly
+ * rounded, y within ext-torch-f32's bound on the stored h) on benign, ill-conditioned and outlier
+ * rows; and the two operators it stands for: h bit-equal to x + r added in C, y bit-equal to
+ * ext-torch-f32's on that h. */
+static void test_add_layernorm_composite(void **state)
+{
+    (void)state;
+    const ln_kernel *k = ln_kernel_find("ext-torch-addln-f32"), *plain = torch_f32();
+    assert_non_null(k);
+    const char *dists[] = {"normal", "offset:1e4", "outlier:1000"};
+    const size_t dims[] = {15, 768, 4097};
+    for (size_t di = 0; di < 3; di++)
+        for (size_t ni = 0; ni < 3; ni++) {
+            const size_t D = dims[ni], rows = 4;
+            ln_case c = {.dtype = LN_F32, .D = D, .rows = rows, .eps = 1e-5, .seed = 9, .affine = 1,
+                         .op = LN_OP_ADD_LAYERNORM};
+            ln_dist_parse(dists[di], &c.dist);
+            ln_prepared p;
+            assert_int_equal(ln_prepare(&c, &p), 0);
+            float *y = malloc(rows * D * sizeof *y);
+            ln_errors e;
+            ln_verdict v;
+            ln_measure_kernel(k, &p, &e, y);
+            ln_judge(k, &p, y, &v);
+            if (v.verdict != LN_PASS)
+                fail_msg("ext-torch-addln-f32 on %s D=%zu: %s on %s (%g u, bound %g u)", dists[di], D,
+                         ln_verdict_names[v.verdict], v.failed_on, v.error, v.bound);
+            free(y);
+            ln_prepared_free(&p);
+            ln_dist_free(&c.dist);
+        }
+    const size_t rows = 3, D = 1000;
+    float *x = malloc(rows * D * sizeof *x), *r = malloc(rows * D * sizeof *r), *h = malloc(rows * D * sizeof *h),
+          *y = malloc(rows * D * sizeof *y), *y_plain = malloc(rows * D * sizeof *y_plain);
+    for (size_t i = 0; i < rows * D; i++) {
+        x[i] = 1e4f + (float)(i % 97) * 0.37f;
+        r[i] = -1e4f + (float)(i % 89) * 0.0113f;
+    }
+    ln_args a = {.rows = rows, .D = D, .x = x, .r = r, .h = h, .y = y, .eps = 1e-5};
+    k->forward(&a);
+    for (size_t i = 0; i < rows * D; i++)
+        if (h[i] != x[i] + r[i]) fail_msg("h[%zu] = %a, x + r = %a", i, h[i], x[i] + r[i]);
+    ln_args b = {.rows = rows, .D = D, .x = h, .y = y_plain, .eps = 1e-5};
+    plain->forward(&b);
+    assert_memory_equal(y, y_plain, rows * D * sizeof *y);
+    free(x), free(r), free(h), free(y), free(y_plain);
+}
+
 /* libtorch loaded and run leaves MXCSR's flush-to-zero and denormals-are-zero off, so the other
  * kernels' subnormal results stay as they are measured without it. */
 static void test_no_flush_to_zero(void **state)
@@ -129,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_one_thread),
         cmocka_unit_test(test_within_bound),
         cmocka_unit_test(test_same_as_operator),
+        cmocka_unit_test(test_add_layernorm_composite),
         cmocka_unit_test(test_no_flush_to_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

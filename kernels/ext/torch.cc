@@ -11,6 +11,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/layer_norm.h>
+#include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/layer_norm.h>
@@ -155,6 +156,24 @@ static void run(const ln_args *a, ln_dtype t, const char *name, bool op)
 extern "C" void ln_torch_forward(const ln_args *a, ln_dtype t, const char *name) { run(a, t, name, false); }
 
 extern "C" void ln_torch_forward_op(const ln_args *a, ln_dtype t, const char *name) { run(a, t, name, true); }
+
+extern "C" void ln_torch_add_forward(const ln_args *a, ln_dtype t, const char *name)
+{
+    if (a->rows == 0 || a->D == 0) return;
+    one_thread();
+    int64_t M = (int64_t)a->rows, N = (int64_t)a->D;
+    try {
+        at::Tensor h = view(a->h, M, N, t);
+        at::add_out(h, view(a->x, M, N, t), view(a->r, M, N, t));
+    } catch (const c10::Error &e) {
+        fail(name, e);
+    }
+    ln_args norm = *a;
+    norm.x = a->h;
+    norm.r = NULL;
+    norm.h = NULL;
+    run(&norm, t, name, false);
+}
 
 extern "C" int ln_torch_usable(ln_dtype t)
 {

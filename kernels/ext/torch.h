@@ -35,6 +35,12 @@ void ln_torch_forward(const ln_args *a, ln_dtype t, const char *name);
  * per-call overhead the framework adds. */
 void ln_torch_forward_op(const ln_args *a, ln_dtype t, const char *name);
 
+/* The fused residual-add LayerNorm (add-layernorm) as a model written in PyTorch runs it, two
+ * operators: h = at::add(x, r) over the whole tensor (at::add_out into the caller's h: each
+ * element one rounding, as the op asks), then ln_torch_forward's kernel on h. h is written whole
+ * and read back, where a fused kernel normalises each row of h while it is in cache. */
+void ln_torch_add_forward(const ln_args *a, ln_dtype t, const char *name);
+
 /* Whether libtorch has a CPU layer norm for dtype t (1.13: fp32, fp64 and bf16; not fp16),
  * decided once per dtype by calling it on a small row. */
 int ln_torch_usable(ln_dtype t);

@@ -189,8 +189,11 @@ static void residual_move(hunt *h, void *row)
     for (size_t i = 0; i < D; i++) top = fmax(top, fabs(ln_load(t, up, i) + ln_load(t, down, i)));
     double S = ldexp(top > 0 ? top : 1, (int)below(&h->rng, (size_t)ln_fmt(t)->p + 3));
     for (size_t i = a; i < a + len; i++) {
-        ln_store(t, up, i, ln_load(t, up, i) + S);
-        ln_store(t, down, i, ln_load(t, down, i) - S);
+        double u = ln_load(t, up, i), d = ln_load(t, down, i);
+        ln_store(t, up, i, u + S);
+        ln_store(t, down, i, d - S);
+        if (!isfinite(ln_load(t, up, i)) || !isfinite(ln_load(t, down, i))) /* beyond the format's range */
+            ln_store(t, up, i, u), ln_store(t, down, i, d);
     }
 }
 

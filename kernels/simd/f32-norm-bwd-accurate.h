@@ -13,8 +13,9 @@
  * row's largest term, so an output is the correctly rounded one unless it lies within ~2^-26 ulp
  * of a rounding boundary or cancels by 2^20 or more. No fp32 quantity can overflow here: every
  * row takes this path (no fallback), and non-finite outputs agree with the reference.
- * Row by row: the sums read x and dy from L2, where the previous row's second pass prefetched
- * them, and the second pass reads them from L1/L2; dx far larger than the caches goes out with
+ * A two-row pipeline, as f32-accurate's: one loop writes dx of row r (x, dy in cache) and sums row
+ * r+1 (from memory), so x and dy are read from memory once and the loads overlap the arithmetic;
+ * streaming, it prefetches row r+2 into L2. dx far larger than the caches goes out with
  * non-temporal stores, W floats (a whole line with AVX-512) at a time.
  * Included by f32-{lnbwd,rmsbwd}-accurate-<isa>.c. */
 #include <stdlib.h>
@@ -58,14 +59,13 @@ LN_INLINE void bacc_sum_half(const float *x, const float *dy, const float *gam, 
     *sgx = vd_fma(g, xh, *sgx);
 }
 
-/* sum g and sum g xhat of a row, in double: the low VD_W of each W floats into one pair of
- * vectors, the high VD_W into the other, the tail's first VD_W low, the rest high. */
-LN_INLINE void bacc_sums(const float *x, const float *dy, const float *gam, size_t n, const bacc_coef *c, double *s1,
-                         double *s2, int has_g)
+/* sum g and sum g xhat of a row over x[j..n), in double, added to the partial sums the caller
+ * started on x[0..j) (j a multiple of W): the low VD_W of each W floats go to sg0, sx0, the high
+ * VD_W to sg1, sx1, the tail's first VD_W low and the rest high, wherever the loop was entered,
+ * so a row summed inside the pipeline has the bits of the same row summed alone. */
+LN_INLINE void bacc_sums_from(const float *x, const float *dy, const float *gam, size_t n, size_t j, const bacc_coef *c,
+                              vd sg0, vd sx0, vd sg1, vd sx1, double *s1, double *s2, int has_g)
 {
-    const vd z = vd_set1(0.0);
-    vd sg0 = z, sx0 = z, sg1 = z, sx1 = z;
-    size_t j = 0;
     for (; j + VF_W <= n; j += VF_W) {
         bacc_sum_half(x, dy, gam, j, VD_W, c, &sg0, &sx0, has_g);
         bacc_sum_half(x, dy, gam, j + VD_W, VD_W, c, &sg1, &sx1, has_g);
@@ -103,22 +103,39 @@ LN_INLINE void bacc_dx_part(const float *x, const float *dy, float *dx, const fl
     if (i < end) vd_store_f32_part(dx + i, bacc_dx_half(x, dy, gam, dga, dba, i, end - i, c, has_g), end - i);
 }
 
-/* The second pass over a row: dx, and the dgamma, dbeta sums; prefetches pf, pf2 (the next row's
- * x and dy, or NULL) into L2, a line of each per 64 bytes of the row. stream: non-temporal stores
- * of W floats from the first vector-aligned dx on. */
-LN_INLINE void bacc_dx_row(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
-                           size_t n, const bacc_coef *c, const float *pf, const float *pf2, int has_g, int stream)
+/* One step of the two-row pipeline: dx of row x, dy (coefficients c) and its dgamma, dbeta terms,
+ * and in the same loop the sums of the next row xn, dyn (coefficients cn; none when xn is NULL)
+ * into *s1, *s2, so the next row's loads from memory overlap this row's arithmetic; prefetches
+ * the row after, pf and pf2 (or nothing: NULL), into L2, a line of each per 64 bytes. stream:
+ * non-temporal stores of W floats from the first vector-aligned dx on. */
+LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
+                         size_t n, const bacc_coef *c, const float *xn, const float *dyn, const bacc_coef *cn,
+                         double *s1, double *s2, const float *pf, const float *pf2, int has_g, int stream)
 {
-    size_t i = stream ? f32_stream_lead(dx, n) : 0;
+    const vd z = vd_set1(0.0);
+    vd sg0 = z, sx0 = z, sg1 = z, sx1 = z;                 /* the next row's sums, named: kept in registers */
+    size_t i = stream ? f32_stream_lead(dx, n) : 0, j = 0; /* i walks this row, j the next */
     if (i) bacc_dx_part(x, dy, dx, gam, dga, dba, 0, i, c, has_g);
-    for (; i + VF_W <= n; i += VF_W) {
-        if (pf && i % (64 / sizeof(float)) < VF_W) vec_prefetch_l2(pf + i), vec_prefetch_l2(pf2 + i);
+    for (; i + VF_W <= n; i += VF_W, j += VF_W) {
+        if (pf && j % (64 / sizeof(float)) < VF_W) vec_prefetch_l2(pf + j), vec_prefetch_l2(pf2 + j);
+        if (xn) {
+            bacc_sum_half(xn, dyn, gam, j, VD_W, cn, &sg0, &sx0, has_g);
+            bacc_sum_half(xn, dyn, gam, j + VD_W, VD_W, cn, &sg1, &sx1, has_g);
+        }
         vd lo = bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, c, has_g);
         vd hi = bacc_dx_half(x, dy, gam, dga, dba, i + VD_W, VD_W, c, has_g);
         if (stream) vf_stream(dx + i, vf_from_vd(lo, hi));
         else vf_store(dx + i, vf_from_vd(lo, hi));
     }
     bacc_dx_part(x, dy, dx, gam, dga, dba, i, n, c, has_g);
+    if (xn) bacc_sums_from(xn, dyn, gam, n, j, cn, sg0, sx0, sg1, sx1, s1, s2, has_g);
+}
+
+/* Row r's saved statistics as coefficients (ca, cb set once its sums are known). */
+static bacc_coef bacc_stats(const ln_args *a, size_t r)
+{
+    const bacc_coef c = {vd_set1(CENTRED ? a->mean[r] : 0.0), vd_set1(a->rstd[r]), vd_set1(0.0), vd_set1(0.0)};
+    return c;
 }
 
 enum { BA_STREAM_MIN_BYTES }; /* the tunables (kernel.h), in the order of f32_bwd_accurate_tunables */
@@ -134,20 +151,23 @@ static void f32_bwd_accurate_forward(const ln_args *a)
     memset(acc, 0, 2 * cols * sizeof *acc);
     const int stream =
         ln_tune_streams(rows, n, sizeof(float), ln_param(a, f32_bwd_accurate_tunables, BA_STREAM_MIN_BYTES));
-    const float *gam = a->gamma;
-    for (size_t r = 0; r < rows; r++) {
+    const float *gam = a->gamma, *X = a->x, *DY = a->dy;
+    const vd z = vd_set1(0.0);
+    bacc_coef c = bacc_stats(a, 0), cn = c;
+    double s1 = 0, s2 = 0; /* the sums of row r, taken in the step before (row 0: here) */
+    if (rows && gam) bacc_sums_from(X, DY, gam, n, 0, &c, z, z, z, z, &s1, &s2, 1);
+    else if (rows) bacc_sums_from(X, DY, gam, n, 0, &c, z, z, z, z, &s1, &s2, 0);
+    for (size_t r = 0; r < rows; r++, c = cn) {
         const size_t o = r * n;
-        const float *x = (const float *)a->x + o, *dy = (const float *)a->dy + o;
-        const float *pf = r + 1 < rows ? x + n : NULL, *pf2 = dy + n;
-        float *dx = (float *)a->dx + o;
-        const double mean = CENTRED ? a->mean[r] : 0.0, rstd = a->rstd[r];
-        bacc_coef c = {vd_set1(mean), vd_set1(rstd), vd_set1(0.0), vd_set1(0.0)};
-        double s1, s2;
-        if (gam) bacc_sums(x, dy, gam, n, &c, &s1, &s2, 1);
-        else bacc_sums(x, dy, gam, n, &c, &s1, &s2, 0);
+        const float *x = X + o, *dy = DY + o;
+        const float *xn = r + 1 < rows ? x + n : NULL, *dyn = dy + n;
+        const float *pf = stream && r + 2 < rows ? x + 2 * n : NULL, *pf2 = dy + 2 * n;
+        const double rstd = a->rstd[r];
         c.ca = vd_set1(-rstd * (s2 / (double)n));
         c.cb = vd_set1(CENTRED ? -rstd * (s1 / (double)n) : 0.0);
-#define CASE(G, S) bacc_dx_row(x, dy, dx, gam, acc, acc + cols, n, &c, pf, pf2, G, S)
+        if (xn) cn = bacc_stats(a, r + 1);
+#define CASE(G, S) \
+    bacc_step(x, dy, (float *)a->dx + o, gam, acc, acc + cols, n, &c, xn, dyn, &cn, &s1, &s2, pf, pf2, G, S)
         if (gam) stream ? CASE(1, 1) : CASE(1, 0);
         else stream ? CASE(0, 1) : CASE(0, 0);
 #undef CASE
@@ -168,8 +188,9 @@ static double f32_bwd_accurate_bound(size_t n, double kappa)
     return ln_bound_norm_bwd((double)n / (2.0 * VD_W) + 2.0 + 2.0 * VD_W, kappa, 0x1p-53, 0x1p-24);
 }
 
-#define F32_BWD_ACCURATE_HOW                                                                                   \
-    "fp32 storage, x, dy, gamma widened exactly; sum g, sum g xhat in 2 double vectors (lanes added in "       \
-    "double), dx = fma(g, rstd, fma(xhat, ca, cb)) in double rounded once, dgamma, dbeta summed over rows in " \
-    "double; row by row with prefetch, non-temporal stores past stream_min_bytes: 1 + 2 (n/(2 VD_W) + "        \
+#define F32_BWD_ACCURATE_HOW                                                                                        \
+    "fp32 storage, x, dy, gamma widened exactly; sum g, sum g xhat in 2 double vectors (lanes added in "            \
+    "double), dx = fma(g, rstd, fma(xhat, ca, cb)) in double rounded once, dgamma, dbeta summed over rows in "      \
+    "double; two-row pipeline (dx of one row, sums of the next), non-temporal stores past stream_min_bytes: 1 + 2 " \
+    "(n/(2 VD_W) + "                                                                                                \
     "2 VD_W + 10) kappa 2^-29 u"

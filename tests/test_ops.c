@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -763,6 +764,64 @@ static void test_breakage_caught(void **state)
     assert_int_equal(verdict_on(&ln_bf16_addrms_f32acc_scalar, "normal", 768, 0, &dom), LN_PASS);
 }
 
+/* The worst ulp error of kernel k's dx, dgamma and dbeta over rows of dist at each D of Ds (none
+ * a multiple of a vector width; 8 rows, so dgamma and dbeta sum over rows), and the smallest
+ * fraction of correctly rounded dx; a non-finite mismatch fails at once. */
+static double bwd_worst_ulp(const ln_kernel *k, const char *dist, double *min_cr)
+{
+    double worst = 0;
+    for (size_t D = 7; D <= 1300; D = D * 12 + 17) { /* 7, 101, 1229 */
+        ln_case c = {.dtype = LN_F32, .D = D, .rows = 8, .eps = 1e-5, .seed = 7, .affine = 1, .op = k->op};
+        ln_dist_parse(dist, &c.dist);
+        ln_prepared p;
+        assert_int_equal(ln_prepare(&c, &p), 0);
+        ln_errors e;
+        ln_measure_kernel(k, &p, &e, NULL);
+        if (e.nonfinite) fail_msg("%s on %s D=%zu: %zu non-finite mismatches", k->name, dist, D, e.nonfinite);
+        const double u[] = {e.max_ulp, e.dgamma_max_ulp, e.dbeta_max_ulp};
+        for (int i = 0; i < 3; i++) worst = u[i] > worst ? u[i] : worst;
+        *min_cr = e.cr_frac < *min_cr ? e.cr_frac : *min_cr;
+        ln_prepared_free(&p);
+        ln_dist_free(&c.dist);
+    }
+    return worst;
+}
+
+/* The accurate backward kernels, scalar and vector: dx, dgamma and dbeta correctly rounded (0.5
+ * ulp, up to the 2^-26 ulp of their double arithmetic) against the MPFR reference, on centred,
+ * offset, outlier, huge and tiny rows. The fp32 pipelined kernel of the same ISA, which sums in
+ * fp32 lanes and dgamma, dbeta over rows in fp32, fails the same check: it has discriminating power. */
+static void test_accurate_bwd_correctly_rounded(void **state)
+{
+    (void)state;
+    const char *const all[] = {"normal", "offset:1e4", "outlier:1000", "huge", "tiny"};
+    size_t simd = 0;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        if (!ln_op_is_backward(k->op) || k->dtype != LN_F32 || !strstr(k->name, "-accurate-") ||
+            !ln_kernel_available(k))
+            continue;
+        double min_cr = 1;
+        for (size_t d = 0; d < sizeof all / sizeof *all; d++) {
+            double w = bwd_worst_ulp(k, all[d], &min_cr);
+            if (!(w <= 0.5000001)) fail_msg("%s on %s: %.9g ulp, not correctly rounded", k->name, all[d], w);
+        }
+        assert_true(min_cr >= 0.999);
+        const char *isa = strrchr(k->name, '-');
+        if (!strcmp(isa, "-scalar")) continue;
+        simd++;
+        char fast[64];
+        snprintf(fast, sizeof fast, "f32-%s-pipelined%s", k->op == LN_OP_LAYERNORM_BWD ? "lnbwd" : "rmsbwd", isa);
+        const ln_kernel *f = ln_kernel_find(fast);
+        assert_non_null(f);
+        double min_cr_fast = 1;
+        assert_true(bwd_worst_ulp(f, "offset:1e4", &min_cr_fast) > 0.6);
+    }
+#if defined(__x86_64__) || defined(__aarch64__)
+    assert_true(simd >= 2);
+#endif
+}
+
 /* --op on the verbs: list shows the op column and filters, accuracy writes the op column, a
  * wrong op is a usage error. */
 static void test_op_cli(void **state)
@@ -809,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_op_kernels_in_place),
         cmocka_unit_test(test_op_cli),
         cmocka_unit_test(test_op_kernel_verdicts),
+        cmocka_unit_test(test_accurate_bwd_correctly_rounded),
         cmocka_unit_test(test_rms_huge_tiny_rows),
         cmocka_unit_test(test_layernorm_stats_from_a_forward_kernel),
         cmocka_unit_test(test_rmsnorm_stats_from_a_forward_kernel),

@@ -1,5 +1,5 @@
 /* fp32 residual add + LayerNorm (add-layernorm), written once over vec.h: f32-add-pipeline.h's
- * schedule (h = x + r, one fp32 rounding; in cache the add then f32-shifted.h's forward on h; from
+ * schedule (h = x + r, one fp32 rounding; in cache row blocks added then normalised by f32-shifted.h; from
  * memory its two-row pipeline streaming h and y) with f32-shifted's one-pass sums about a shift
  * and its epilogue, so y is f32-shifted's output on the stored h, bit for bit, and its bound. In
  * the pipeline the shifted sums of row r+1 are taken as its h is added (grouped as shifted_sums),
@@ -81,9 +81,8 @@ LN_INLINE void add_coef_stats(add_coef c, double *mean, double *rstd) { *mean = 
 #define ADD_NORM_TUNABLES f32_shifted_tunables
 #include "f32-add-pipeline.h"
 
-
-#define F32_ADD_LAYERNORM_HOW                                                                                 \
-    "h = x + r in fp32 (one rounding), then f32-shifted's one pass on h (K = mean of the first W h, "        \
-    "S1 = sum(h-K), S2 = sum(h-K)^2 in 4 vector accumulators, rows with (S1/n)^2 > var redone two-pass) "   \
+#define F32_ADD_LAYERNORM_HOW                                                                              \
+    "h = x + r in fp32 (one rounding), then f32-shifted's one pass on h (K = mean of the first W h, "      \
+    "S1 = sum(h-K), S2 = sum(h-K)^2 in 4 vector accumulators, rows with (S1/n)^2 > var redone two-pass) "  \
     "and fp32 epilogue; from memory a 2-row pipeline (normalize r, add r+1 and its sums) streaming h and " \
     "y, h kept in cached rows; var rel. error <= 10 (n/(4W)+3) u; overflow or underflow rows in double"

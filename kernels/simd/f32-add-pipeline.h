@@ -2,8 +2,8 @@
  * (one fp32 rounding, so h is correctly rounded), y = the plain op's pipelined kernel on the stored
  * h, bit for bit, and its bound (the reference normalises the stored h too).
  *
- * In cache: one pass adds every row into h, then the plain op's forward normalises h, still in
- * cache. From memory (the plain op's stream_min_bytes): a two-row pipeline, one loop normalizing
+ * In cache: rows in blocks of 16 KiB of h, each block added and then normalised by the plain op's
+ * forward while it is in L1. From memory (the plain op's stream_min_bytes): a two-row pipeline, one loop normalizing
  * row r and adding row r+1, whose h goes to memory with non-temporal stores and into a cached
  * scratch row (two of them, alternating) that the sums and the next normalization read. So memory
  * sees x and r read and h and y written once each: four element sizes, with no read-for-ownership
@@ -106,6 +106,8 @@ static void add_norm_streaming(const ln_args *a, float *s[2])
 
 /* The fused forward over the plain op's forward ADD_NORM_PLAIN, whose tunables ADD_NORM_TUNABLES
  * (the streaming threshold first) the fused kernel shares. */
+#define ADD_BLOCK_BYTES (16 << 10)
+
 static void add_norm_forward(const ln_args *a)
 {
     if (a->D == 0 || a->rows == 0) return;
@@ -117,11 +119,18 @@ static void add_norm_forward(const ln_args *a)
         free(s);
         return;
     }
-    /* in cache (or no scratch rows to be had) */
-    add_row_from(a->x, a->r, a->h, NULL, 0, a->rows * a->D, 0);
-    ln_args h = *a;
-    h.x = a->h;
-    ADD_NORM_PLAIN(&h);
+    /* in cache (or no scratch rows to be had): blocks of rows with ADD_BLOCK_BYTES of h (at least a
+     * row), each added and then normalized while it is in L1, where adding every row first left h
+     * to be read back from L2 or L3 (1 MiB of x: 0.7-0.85x the one-row calls before) */
+    const size_t n = a->D, block = ADD_BLOCK_BYTES / (n * sizeof(float)) ? ADD_BLOCK_BYTES / (n * sizeof(float)) : 1;
+    const float *X = a->x, *R = a->r;
+    float *H = a->h;
+    for (size_t r0 = 0; r0 < a->rows; r0 += block) {
+        const size_t cnt = a->rows - r0 < block ? a->rows - r0 : block;
+        add_row_from(X + r0 * n, R + r0 * n, H + r0 * n, NULL, 0, cnt * n, 0);
+        ln_args h = ln_add_norm_rows(LN_F32, a, H + r0 * n, r0, cnt);
+        ADD_NORM_PLAIN(&h);
+    }
 }
 
 #endif

@@ -1,5 +1,5 @@
 /* fp32 residual add + RMSNorm (add-rmsnorm), written once over vec.h: f32-add-pipeline.h's
- * schedule (h = x + r, one fp32 rounding; in cache the add then f32-rmsnorm.h's forward on h; from
+ * schedule (h = x + r, one fp32 rounding; in cache row blocks added then normalised by f32-rmsnorm.h; from
  * memory its two-row pipeline streaming h and y) with f32-rmsnorm-pipelined's sums and epilogue,
  * so y is that kernel's output on the stored h, bit for bit, and its bound. In the pipeline the
  * sum of squares of row r+1 is taken as its h is added (grouped as rms_sq). Included by

@@ -26,10 +26,10 @@ static double half_add_layernorm_bound(size_t n, double kappa)
     return half_shifted_bound(n, kappa, HALF_ADDLN_DTYPE == LN_F16 ? 0x1p-11 : 0x1p-8);
 }
 
-#define HALF_ADD_LAYERNORM_HOW                                                                               \
+#define HALF_ADD_LAYERNORM_HOW                                                                             \
     "x, r widened, h = x + r in fp32 rounded once to the format (correctly rounded), in row blocks while " \
     "in cache; one pass on h: K = mean of the first 2W h, S1 = sum(h-K), S2 = sum(h-K)^2 in fp32 "         \
-    "(4 accumulators each), rows with (S1/n)^2 > var redone two-pass; fp32 epilogue, rounded once; from " \
+    "(4 accumulators each), rows with (S1/n)^2 > var redone two-pass; fp32 epilogue, rounded once; from "  \
     "memory h and y streamed, h read back from a cached copy"
 
 #endif

@@ -639,6 +639,84 @@ static void test_op_kernels_in_place(void **state)
     }
 }
 
+/* The 16-bit SIMD add-layernorm kernels, in cache and streaming (stream_min_bytes 0 through
+ * params), h aligned and not, at every tail length and across row blocks: h bit-equal to x + r
+ * rounded once (the double sum of two 16-bit values is exact here, rounded once by a store), on
+ * residuals chosen so that a quarter of the sums are ties (half an ulp of x: a truncating or
+ * round-half-up add fails), a quarter a third of an ulp off (a rounding that truncates fails), the
+ * rest ordinary; y against the reference on the stored h, normwise within bound(D, kappa). */
+static void test_half_addln_kernels(void **state)
+{
+    (void)state;
+    const char *const names[] = {"f16-addln-f32acc-avx2",    "bf16-addln-f32acc-avx2", "f16-addln-f32acc-avx512",
+                                 "bf16-addln-f32acc-avx512", "f16-addln-f32acc-neon",  "bf16-addln-f32acc-neon"};
+    const size_t Ds[] = {1, 7, 16, 31, 33, 64, 100, 257, 1000, 4096};
+    enum { ROWS = 5, MAXN = ROWS * 4096 + 1 };
+    static uint16_t x[MAXN], r[MAXN], hbuf[MAXN + 1], y[MAXN], want[1];
+    static double xv[MAXN], rv[MAXN], hi[MAXN], lo[MAXN];
+    static char yref[2 * MAXN], href[2 * MAXN];
+    size_t kernels = 0, ties = 0, inexact = 0;
+    unsigned seed = 17;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        const ln_kernel *K = ln_kernel_find(names[k]);
+        if (!K || !ln_kernel_available(K)) continue;
+        kernels++;
+        const ln_dtype t = K->dtype;
+        const double u = ldexp(1, -ln_fmt(t)->p);
+        int params[16];
+        assert_true(K->n_tunables >= 1 && K->n_tunables <= 16);
+        for (size_t i = 0; i < K->n_tunables; i++) params[i] = K->tunables[i].def;
+        params[0] = 0; /* stream_min_bytes: every call streams */
+        for (size_t d = 0; d < sizeof Ds / sizeof *Ds; d++)
+            for (int regime = 0; regime < 4; regime++) {
+                const size_t D = Ds[d], n = ROWS * D;
+                uint16_t *h = hbuf + regime / 2; /* odd regimes: h one element off its alignment */
+                fill(t, n, d % 3 == 2 ? 30 : 0, &seed, x, xv);
+                for (size_t i = 0; i < n; i++) {
+                    const double ulp = ldexp(1, ilogb(xv[i]) - ln_fmt(t)->p + 1);
+                    double v = (double)rand_r(&seed) / RAND_MAX - 0.5;
+                    if (xv[i] != 0 && i % 4 == 1) v = ulp / 2;      /* a tie */
+                    else if (xv[i] != 0 && i % 4 == 3) v = ulp / 3; /* rounds down, to x */
+                    ln_store(t, r, i, v);
+                    rv[i] = ln_load(t, r, i);
+                }
+                ln_args a = {.rows = ROWS,
+                             .D = D,
+                             .x = x,
+                             .r = r,
+                             .h = h,
+                             .y = y,
+                             .eps = 1e-5,
+                             .params = regime % 2 ? params : NULL};
+                K->forward(&a);
+                for (size_t i = 0; i < n; i++) {
+                    ln_store(t, want, 0, xv[i] + rv[i]);
+                    if (h[i] != want[0])
+                        fail_msg("%s D %zu regime %d: h[%zu] = %g, x + r = %.17g rounds to %g", K->name, D, regime, i,
+                                 ln_load(t, h, i), xv[i] + rv[i], ln_load(t, want, 0));
+                    inexact += ln_load(t, want, 0) != xv[i] + rv[i];
+                    ties += xv[i] != 0 && rv[i] == ldexp(1, ilogb(xv[i]) - ln_fmt(t)->p);
+                }
+                ln_ref_stats st[ROWS];
+                add_norm_ref(1, t, ROWS, D, x, r, NULL, NULL, 1e-5, yref, href, hi, lo, NULL, NULL, st);
+                assert_memory_equal(href, h, n * 2); /* the reference's h: the same rounding */
+                for (size_t row = 0; row < ROWS; row++) {
+                    double err = 0, big = 0;
+                    for (size_t i = row * D; i < (row + 1) * D; i++) {
+                        err = fmax(err, fabs(ln_load(t, y, i) - hi[i] - lo[i]));
+                        big = fmax(big, fabs(hi[i]));
+                    }
+                    const double bound = K->bound(D, st[row].kappa);
+                    if (!(err <= bound * u * big))
+                        fail_msg("%s D %zu regime %d row %zu: y error %g u > bound %g", K->name, D, regime, row,
+                                 err / (u * big), bound);
+                }
+            }
+    }
+    if (LN_X86 || LN_ARM64) assert_true(kernels >= 2);
+    if (kernels) assert_true(ties > 100 && inexact > ties);
+}
+
 /* Deliberately wrong kernels the check above must reject. */
 static void rms_centred(const ln_args *a)
 {
@@ -866,6 +944,7 @@ int main(void)
         cmocka_unit_test(test_op_kernels_within_bounds),
         cmocka_unit_test(test_breakage_caught),
         cmocka_unit_test(test_op_kernels_in_place),
+        cmocka_unit_test(test_half_addln_kernels),
         cmocka_unit_test(test_op_cli),
         cmocka_unit_test(test_op_kernel_verdicts),
         cmocka_unit_test(test_accurate_bwd_correctly_rounded),

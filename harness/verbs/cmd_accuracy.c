@@ -12,6 +12,7 @@
 #include "accuracy.h"
 #include "bench_plan.h"
 #include "cli.h"
+#include "columns.h"
 #include "keep.h"
 #include "meta.h"
 #include "npy.h"
@@ -59,12 +60,6 @@ static const char accuracy_help[] =
     "(the case is outside the domain where the kernel claims its bound, or its input degenerated\n"
     "when stored in the dtype) or none (no bound claimed); see results/README.md.\n"
     "Ctrl-C stops after the current kernel, writes the rows done so far and exits with 130.\n";
-
-static const char csv_header[] =
-    "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
-    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,bound,verdict,domain,input,op,"
-    "dgamma_max_ulp,dgamma_max_norm,dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,saved_stats,"
-    "dx_saved_max_ulp,dx_saved_max_norm,rows_judged,rows_set_aside,failed_on,ref_seconds";
 
 static volatile sig_atomic_t interrupted;
 
@@ -490,25 +485,51 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
 static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v,
                           const ln_prepared *p, double ref_seconds)
 {
-    ln_out_csv_field(f, k->name); /* a plugin's kernel name may hold anything */
-    fprintf(f, ",%s,", ln_fmt(cs->dtype)->name);
-    ln_out_csv_field(f, cs->dist.spec);
-    double kappa_max = ln_kappa_max(p), dgamma_kappa = p->dgamma_kappa, dbeta_kappa = p->dbeta_kappa;
+    ln_csv_row r;
+    ln_row_start(&r, LN_SCHEMA_ACC);
+    ln_row_text(&r, LNC_ACC_kernel, k->name);
+    ln_row_text(&r, LNC_ACC_dtype, ln_fmt(cs->dtype)->name);
+    ln_row_text(&r, LNC_ACC_dist, cs->dist.spec);
+    ln_row_count(&r, LNC_ACC_D, cs->D);
+    ln_row_count(&r, LNC_ACC_rows, cs->rows);
+    ln_row_num(&r, LNC_ACC_eps, cs->eps);
+    ln_row_count(&r, LNC_ACC_seed, cs->seed);
+    ln_row_num(&r, LNC_ACC_max_ulp, er->max_ulp);
+    ln_row_num(&r, LNC_ACC_mean_ulp, er->mean_ulp);
+    ln_row_num(&r, LNC_ACC_cr_frac, er->cr_frac);
+    ln_row_num(&r, LNC_ACC_max_norm, er->max_norm);
+    ln_row_count(&r, LNC_ACC_nonfinite, er->nonfinite);
+    ln_row_count(&r, LNC_ACC_worst_row, er->worst_row);
+    ln_row_count(&r, LNC_ACC_worst_col, er->worst_col);
+    ln_row_num(&r, LNC_ACC_worst_x, er->worst_x);
+    ln_row_num(&r, LNC_ACC_worst_y, er->worst_y);
+    ln_row_num(&r, LNC_ACC_worst_y_exact, er->worst_y_exact);
+    ln_row_num(&r, LNC_ACC_mean_relerr, er->mean_relerr);
+    ln_row_num(&r, LNC_ACC_rstd_relerr, er->rstd_relerr);
+    ln_row_num(&r, LNC_ACC_kappa_max, ln_kappa_max(p));
+    ln_row_num(&r, LNC_ACC_bound, v->bound);
+    ln_row_text(&r, LNC_ACC_verdict, ln_verdict_names[v->verdict]);
+    ln_row_text(&r, LNC_ACC_domain, v->domain);
+    ln_row_text(&r, LNC_ACC_input, ln_input_names[v->input]);
+    ln_row_text(&r, LNC_ACC_op, ln_op_name(cs->op));
+    ln_row_num(&r, LNC_ACC_dgamma_max_ulp, er->dgamma_max_ulp);
+    ln_row_num(&r, LNC_ACC_dgamma_max_norm, er->dgamma_max_norm);
+    ln_row_num(&r, LNC_ACC_dbeta_max_ulp, er->dbeta_max_ulp);
+    ln_row_num(&r, LNC_ACC_dbeta_max_norm, er->dbeta_max_norm);
+    ln_row_num(&r, LNC_ACC_dgamma_kappa, p->dgamma_kappa);
+    ln_row_num(&r, LNC_ACC_dbeta_kappa, p->dbeta_kappa);
+    char saved[512] = "";
+    if (cs->saved_kernel) snprintf(saved, sizeof saved, "kernel:%s", cs->saved_kernel->name);
+    else if (ln_ops[cs->op].forward != cs->op) strcpy(saved, cs->saved_f32 ? "f32" : "f64"); /* reads saved stats */
+    ln_row_text(&r, LNC_ACC_saved_stats, saved);
+    ln_row_num(&r, LNC_ACC_dx_saved_max_ulp, er->dx_saved_max_ulp);
+    ln_row_num(&r, LNC_ACC_dx_saved_max_norm, er->dx_saved_max_norm);
+    ln_row_count(&r, LNC_ACC_rows_judged, v->rows_judged);
+    ln_row_count(&r, LNC_ACC_rows_set_aside, v->rows_set_aside);
+    ln_row_text(&r, LNC_ACC_failed_on, v->failed_on);
     /* ref_seconds last: the one column that differs between two runs of the same cases */
-    fprintf(
-        f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s",
-        cs->D, cs->rows, cs->eps, (unsigned long long)cs->seed, er->max_ulp, er->mean_ulp, er->cr_frac, er->max_norm,
-        er->nonfinite, er->worst_row, er->worst_col, er->worst_x, er->worst_y, er->worst_y_exact, er->mean_relerr,
-        er->rstd_relerr, kappa_max, v->bound, ln_verdict_names[v->verdict], v->domain, ln_input_names[v->input]);
-    fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", ln_op_name(cs->op), er->dgamma_max_ulp, er->dgamma_max_norm,
-            er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa, dbeta_kappa);
-    if (cs->saved_kernel) {
-        char saved[512];
-        snprintf(saved, sizeof saved, "kernel:%s", cs->saved_kernel->name);
-        ln_out_csv_field(f, saved);
-    } else if (ln_ops[cs->op].forward != cs->op) fputs(cs->saved_f32 ? "f32" : "f64", f); /* reads saved stats */
-    fprintf(f, ",%.17g,%.17g,%zu,%zu,%s,%.17g\n", er->dx_saved_max_ulp, er->dx_saved_max_norm, v->rows_judged,
-            v->rows_set_aside, v->failed_on, ref_seconds);
+    ln_row_num(&r, LNC_ACC_ref_seconds, ref_seconds);
+    ln_row_write(f, &r);
 }
 
 static void print_table_header(void)
@@ -672,7 +693,7 @@ int cmd_accuracy(int argc, char **argv)
     ln_keep_results("accuracy", o.out_path, o.out_given, o.force);
     ln_out_open(&out, o.out_path);
     ln_out_open(&meta, meta_path); /* opened now so that a long run cannot end unwritable */
-    fprintf(out.f, "%s\n", csv_header);
+    ln_schema_write_header(out.f, LN_SCHEMA_ACC);
 
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "columns.h"
 #include "hunt.h"
 #include "meta.h"
 #include "npy.h"
@@ -45,11 +46,6 @@ static const char hunt_help[] =
     "  --quiet         no progress (nor time left) on stderr\n"
     "  --help          this text\n"
     "Exit status 0 when every verdict is pass, outside or none; 1 when a kernel broke its bound.\n";
-
-static const char csv_header[] =
-    "kernel,dtype,D,eps,seed,max_norm,bound,kappa,ratio,builtin_ratio,builtin_ratio_dist,gain,max_ulp,"
-    "builtin_max_ulp,builtin_ulp_dist,verdict,ulp_row_verdict,seconds,evaluations,ratio_found_s,ulp_found_s,shard,"
-    "repro,repro_ulp,op";
 
 /* The shortest decimal that reads back as v: "1e-05", not "1.0000000000000001e-05". */
 static const char *shortest(double v, char *buf, size_t len)
@@ -155,16 +151,6 @@ static size_t kernels_of_every_op(const char *list, const ln_kernel ***out)
     return n;
 }
 
-static void csv_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int cmd_hunt(int argc, char **argv)
 {
     enum {
@@ -251,7 +237,7 @@ int cmd_hunt(int argc, char **argv)
     ln_outfile out, meta;
     ln_out_open(&out, csv_path); /* also creates out_dir when the CSV is in it */
     ln_out_open(&meta, meta_path);
-    fprintf(out.f, "%s\n", csv_header);
+    ln_schema_write_header(out.f, LN_SCHEMA_HUNT);
 
     int failed = 0;
     for (size_t step = 0; step < nD * nk; step++) {
@@ -285,18 +271,36 @@ int cmd_hunt(int argc, char **argv)
                (unsigned long long)r.evals, r.seconds, w->found_after, u->found_after, st, repro, repro_ulp);
         printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);
         fflush(stdout);
-        ln_out_csv_field(out.f, ks[i]->name); /* a plugin's name may hold a comma */
-        fprintf(out.f,
-                ",%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%"
-                "u/%u,",
-                ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm, w->bound,
-                w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
-                r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds, (unsigned long long)r.evals,
-                w->found_after, u->found_after, cfg.shard.index + 1, cfg.shard.count);
-        csv_quoted(out.f, repro);
-        fputc(',', out.f);
-        csv_quoted(out.f, repro_ulp);
-        fprintf(out.f, ",%s\n", ln_op_name(ks[i]->op));
+        char shard[32];
+        snprintf(shard, sizeof shard, "%u/%u", cfg.shard.index + 1, cfg.shard.count);
+        ln_csv_row row;
+        ln_row_start(&row, LN_SCHEMA_HUNT);
+        ln_row_text(&row, LNC_HUNT_kernel, ks[i]->name);
+        ln_row_text(&row, LNC_HUNT_dtype, ln_fmt(ks[i]->dtype)->name);
+        ln_row_count(&row, LNC_HUNT_D, cfg.D);
+        ln_row_num(&row, LNC_HUNT_eps, cfg.eps);
+        ln_row_count(&row, LNC_HUNT_seed, cfg.seed);
+        ln_row_num(&row, LNC_HUNT_max_norm, w->max_norm);
+        ln_row_num(&row, LNC_HUNT_bound, w->bound);
+        ln_row_num(&row, LNC_HUNT_kappa, w->kappa);
+        ln_row_num(&row, LNC_HUNT_ratio, w->ratio);
+        ln_row_num(&row, LNC_HUNT_builtin_ratio, r.builtin_ratio.ratio);
+        ln_row_text(&row, LNC_HUNT_builtin_ratio_dist, r.builtin_ratio_dist);
+        ln_row_num(&row, LNC_HUNT_gain, gain);
+        ln_row_num(&row, LNC_HUNT_max_ulp, u->max_ulp);
+        ln_row_num(&row, LNC_HUNT_builtin_max_ulp, r.builtin_ulp.max_ulp);
+        ln_row_text(&row, LNC_HUNT_builtin_ulp_dist, r.builtin_ulp_dist);
+        ln_row_text(&row, LNC_HUNT_verdict, verdict);
+        ln_row_text(&row, LNC_HUNT_ulp_row_verdict, u->verdict);
+        ln_row_num(&row, LNC_HUNT_seconds, r.seconds);
+        ln_row_count(&row, LNC_HUNT_evaluations, r.evals);
+        ln_row_num(&row, LNC_HUNT_ratio_found_s, w->found_after);
+        ln_row_num(&row, LNC_HUNT_ulp_found_s, u->found_after);
+        ln_row_text(&row, LNC_HUNT_shard, shard);
+        ln_row_text(&row, LNC_HUNT_repro, repro);
+        ln_row_text(&row, LNC_HUNT_repro_ulp, repro_ulp);
+        ln_row_text(&row, LNC_HUNT_op, ln_op_name(ks[i]->op));
+        ln_row_write(out.f, &row);
         ln_hunt_result_free(&r);
     }
     ln_meta_write_json(meta.f, cfg.seed, argc + 1, argv - 1);

@@ -67,7 +67,7 @@ static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, siz
                        .dtype = k->dtype,
                        .D = D,
                        .threads = (int)threads,
-                       .dist = dist,
+                       .dist = *dist,
                        .eps = eps,
                        .seed = g->seed};
     c.rows = g->sizes_are_bytes ? size / (D * esize) : size;
@@ -88,8 +88,9 @@ static void link_smaller(ln_bench_case *cases, size_t ncases)
     for (size_t i = 0; i < ncases; i++)
         for (size_t j = 0; j < i; j++) {
             ln_bench_case *a = &cases[i], *b = &cases[j];
-            if (a->what == LN_BENCH_KERNEL && b->k == a->k && b->D == a->D && b->dist == a->dist && b->eps == a->eps &&
-                b->threads == a->threads && b->xbytes < a->xbytes && (!a->smaller || b->xbytes > a->smaller->xbytes))
+            if (a->what == LN_BENCH_KERNEL && b->k == a->k && b->D == a->D && !strcmp(b->dist.spec, a->dist.spec) &&
+                b->eps == a->eps && b->threads == a->threads && b->xbytes < a->xbytes &&
+                (!a->smaller || b->xbytes > a->smaller->xbytes))
                 a->smaller = b;
         }
 }

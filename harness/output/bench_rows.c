@@ -40,7 +40,7 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         const ln_format *fmt = ln_fmt(c->dtype);
         ln_out_csv_field(f, c->label); /* a plugin's kernel name may hold a comma */
         fprintf(f, ",%s,%zu,%zu,%zu,%s,", fmt->name, c->D, c->rows, c->xbytes, ln_bench_regime(c->size));
-        if (c->what == LN_BENCH_KERNEL) fprintf(f, "%s,%g,", c->dist->spec, c->eps);
+        if (c->what == LN_BENCH_KERNEL) fprintf(f, "%s,%g,", c->dist.spec, c->eps);
         else fputs(",,", f);
         char params[512];
         fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%s,%s\n", c->threads, s->reps,

@@ -130,16 +130,6 @@ ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
     return cases;
 }
 
-size_t *ln_parse_counts(const char *list, const char *what, long long max, size_t *count)
-{
-    char **items = ln_split_list(list, what, count);
-    size_t *v = malloc(*count * sizeof *v);
-    if (!v) ln_die("out of memory");
-    for (size_t i = 0; i < *count; i++) v[i] = (size_t)ln_parse_int(items[i], what, 1, max);
-    free(items);
-    return v;
-}
-
 size_t *ln_parse_sizes(const char *list, size_t *count)
 {
     char **items = ln_split_list(list, "--bytes", count);
@@ -154,20 +144,5 @@ size_t *ln_parse_sizes(const char *list, size_t *count)
             ln_die_usage("--bytes: '%s' for x (and as much for y) does not fit in this machine's memory", items[i]);
     }
     free(items);
-    return v;
-}
-
-/* Thread counts up to the online CPUs (and those this process may run on, if fewer): two
- * threads sharing a CPU would time the scheduler. */
-size_t *ln_parse_threads(const char *list, size_t *count)
-{
-    size_t *v = ln_parse_counts(list, "--threads", 4096, count);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < cpus) cpus = CPU_COUNT(&allowed);
-    for (size_t i = 0; i < *count; i++)
-        if (cpus > 0 && v[i] > (size_t)cpus)
-            ln_die_usage("--threads: %zu threads on %ld CPU%s would share CPUs (at most %ld)", v[i], cpus,
-                         cpus > 1 ? "s" : "", cpus);
     return v;
 }

@@ -47,7 +47,7 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         ln_row_count(&row, LNC_BENCH_rows, c->rows);
         ln_row_count(&row, LNC_BENCH_bytes, c->xbytes);
         ln_row_text(&row, LNC_BENCH_regime, ln_bench_regime(c->size));
-        ln_row_text(&row, LNC_BENCH_dist, kernel ? c->dist->spec : "");
+        ln_row_text(&row, LNC_BENCH_dist, kernel ? c->dist.spec : "");
         if (kernel) ln_row_num(&row, LNC_BENCH_eps, c->eps);
         else ln_row_empty(&row, LNC_BENCH_eps); /* a probe has no eps */
         ln_row_count(&row, LNC_BENCH_threads, (unsigned long long)c->threads);

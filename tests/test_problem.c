@@ -203,7 +203,8 @@ static void test_help_prints_the_shared_lines(void **state)
     (void)state;
     char seed_line[256] = "";
     for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
-        assert_int_equal(run("%s --help", verbs[v].verb), 0);
+        int st = run("%s --help", verbs[v].verb);
+        if (st != 0) fail_msg("%s --help: exit status %d: %s", verbs[v].verb, st, run_output);
         for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
             char flag[32];
             snprintf(flag, sizeof flag, "\n  --%s ", flags[f]);

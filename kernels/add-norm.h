@@ -31,6 +31,21 @@ static inline void ln_add_elements(ln_dtype t, const ln_args *a, size_t lo, size
  * layer's loop (simd/f32-add.h, simd/half-add.h). */
 typedef void ln_add_fn(ln_dtype t, const ln_args *a, size_t lo, size_t hi);
 
+/* Rows [r0, r0 + cnt) of the call a as a call of the plain op on x (rows of h, or a cached copy of
+ * them), its y and statistics at row r0 and no r or h: what a fused kernel hands its norm. */
+static inline ln_args ln_add_norm_rows(ln_dtype t, const ln_args *a, const void *x, size_t r0, size_t cnt)
+{
+    const size_t es = ln_fmt(t)->size;
+    ln_args rows = *a;
+    rows.rows = cnt;
+    rows.x = x;
+    rows.y = (char *)a->y + r0 * a->D * es;
+    rows.mean = a->mean ? a->mean + r0 : NULL;
+    rows.rstd = a->rstd ? a->rstd + r0 : NULL;
+    rows.r = NULL, rows.h = NULL;
+    return rows;
+}
+
 /* A fused kernel's forward over the plain op's kernel k (format t): for each row, h = x + r by
  * add, then k on that row of h (one-row calls, so k's statistics land in row r). */
 static inline void ln_add_norm_forward(ln_dtype t, ln_add_fn *add, const ln_kernel *k, const ln_args *a)
@@ -38,13 +53,7 @@ static inline void ln_add_norm_forward(ln_dtype t, ln_add_fn *add, const ln_kern
     const size_t D = a->D, es = ln_fmt(t)->size;
     for (size_t r = 0; r < a->rows && D; r++) {
         add(t, a, r * D, (r + 1) * D);
-        ln_args row = *a;
-        row.rows = 1;
-        row.x = (const char *)a->h + r * D * es;
-        row.y = (char *)a->y + r * D * es;
-        row.mean = a->mean ? a->mean + r : NULL;
-        row.rstd = a->rstd ? a->rstd + r : NULL;
-        row.r = NULL, row.h = NULL;
+        ln_args row = ln_add_norm_rows(t, a, (const char *)a->h + r * D * es, r, 1);
         k->forward(&row);
     }
 }

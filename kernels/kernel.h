@@ -81,14 +81,16 @@ enum {
     LN_ROLE_JUDGED = 2, /* a returned statistic held to the kernel's bound; else measured only */
     LN_ROLE_NORMED = 4, /* the rows x D tensor the op normalises (h of the fused ops): its row
                          * facts decide a kernel's domain; x when no role says */
-    LN_ROLE_CR = 8      /* an output every kernel returns correctly rounded (h = x + r, one
+    LN_ROLE_CR = 8,     /* an output every kernel returns correctly rounded (h = x + r, one
                          * rounding): the verdict requires the reference's value */
+    LN_ROLE_SUMMED = 16 /* a rows x D input summed into the NORMED tensor (x and r of the fused
+                         * ops: h = x + r): a search trades value between such inputs */
 };
 typedef struct {
     const char *name; /* the ln_args member's name: "x", "gamma", "dy", "mean", ... */
     ln_role_kind kind;
     ln_shape shape;
-    unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED, LN_ROLE_NORMED, LN_ROLE_CR */
+    unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED, LN_ROLE_NORMED, LN_ROLE_CR, LN_ROLE_SUMMED */
     size_t field;   /* offsetof(ln_args, member) */
 } ln_role;
 enum { LN_MAX_ROLES = 12 };

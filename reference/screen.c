@@ -1,5 +1,6 @@
 /* Cheap stand-ins for reference entry points (reference.h, ln_ref_screen_of). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "dd.h"
 #include "reference.h"
@@ -52,17 +53,46 @@ static void norm_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps
     }
 }
 
-static void screen_layernorm(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
-                             const ln_ref_out *out, ln_ref_stats *st)
+/* A screen over one of the row loops, centring or not. */
+#define SCREEN_ENTRY(name, rows_fn, centred)                                                                      \
+    static void name(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out, \
+                     ln_ref_stats *st)                                                                            \
+    {                                                                                                             \
+        rows_fn(centred, t, rows, D, eps, in, out, st);                                                           \
+    }
+
+SCREEN_ENTRY(screen_layernorm, norm_rows, 1)
+
+SCREEN_ENTRY(screen_rmsnorm, norm_rows, 0)
+
+/* The fused residual-add ops (in: x, r, gamma, beta; out: y, h), as ln_ref_add_rmsnorm and
+ * ln_ref_add_layernorm compute them: h = x + r exact as two_sum's hi + lo and rounded once to t
+ * (hi rounded: for f64 hi is IEEE's sum; for a narrower format the sum of two of its numbers is
+ * inexact in double only when their exponents are more than 53 - p apart, and then hi lies
+ * within an ulp of double of the larger one, never on a midpoint of t), then norm_rows on the
+ * stored h, so y and the statistics are the plain op's screen of what a kernel normalises. */
+static void add_norm_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
+                          const ln_ref_out *out, ln_ref_stats *st)
 {
-    norm_rows(1, t, rows, D, eps, in, out, st);
+    size_t n = rows * D;
+    void *h = out[1].rounded ? out[1].rounded : malloc(n * ln_fmt(t)->size + 1);
+    if (!h) abort();
+    for (size_t i = 0; i < n; i++) {
+        double xv = ln_load(t, in[0], i), rv = ln_load(t, in[1], i);
+        dd s = dd_two_sum(xv, rv);
+        if (!isfinite(s.hi)) s.lo = 0; /* IEEE's sum, as the reference takes it */
+        ln_store(t, h, i, s.hi);
+        if (out[1].hi) out[1].hi[i] = s.hi;
+        if (out[1].lo) out[1].lo[i] = s.lo;
+    }
+    const void *norm_in[] = {h, in[2], in[3]};
+    norm_rows(centred, t, rows, D, eps, norm_in, out, st);
+    if (h != out[1].rounded) free(h);
 }
 
-static void screen_rmsnorm(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out,
-                           ln_ref_stats *st)
-{
-    norm_rows(0, t, rows, D, eps, in, out, st);
-}
+SCREEN_ENTRY(screen_add_rmsnorm, add_norm_rows, 0)
+
+SCREEN_ENTRY(screen_add_layernorm, add_norm_rows, 1)
 
 /* Stores the double-double value v as an output element: rounded to t, and hi + lo. */
 static void put(ln_dtype t, const ln_ref_out *o, size_t k, dd v)
@@ -143,27 +173,18 @@ static void bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps,
     }
 }
 
-static void screen_layernorm_bwd(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
-                                 const ln_ref_out *out, ln_ref_stats *st)
-{
-    bwd_rows(1, t, rows, D, eps, in, out, st);
-}
+SCREEN_ENTRY(screen_layernorm_bwd, bwd_rows, 1)
 
-static void screen_rmsnorm_bwd(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
-                               const ln_ref_out *out, ln_ref_stats *st)
-{
-    bwd_rows(0, t, rows, D, eps, in, out, st);
-}
+SCREEN_ENTRY(screen_rmsnorm_bwd, bwd_rows, 0)
 
 /* One line per reference that has a stand-in; an op without one is searched through its MPFR
  * reference itself (slower, docs/hunt.md). */
 static const struct {
     ln_ref_op *reference, *screen;
 } screens[] = {
-    {ln_ref_layernorm, screen_layernorm},
-    {ln_ref_rmsnorm, screen_rmsnorm},
-    {ln_ref_layernorm_bwd, screen_layernorm_bwd},
-    {ln_ref_rmsnorm_bwd, screen_rmsnorm_bwd},
+    {ln_ref_layernorm, screen_layernorm},         {ln_ref_rmsnorm, screen_rmsnorm},
+    {ln_ref_layernorm_bwd, screen_layernorm_bwd}, {ln_ref_rmsnorm_bwd, screen_rmsnorm_bwd},
+    {ln_ref_add_rmsnorm, screen_add_rmsnorm},     {ln_ref_add_layernorm, screen_add_layernorm},
 };
 
 ln_ref_op *ln_ref_screen_of(ln_ref_op *reference)

@@ -42,10 +42,10 @@ static void test_usage_errors(void **state)
     expect_usage_error("accuracy --dist gaussian", "gaussian");
     expect_usage_error("accuracy --dist normal,,const", "normal,,const");
     expect_usage_error("accuracy --dist offset", "offset");
-    expect_usage_error("accuracy --D 0", "--D: 0");
+    expect_usage_error("accuracy --D 0", "--D: '0' is not a whole number in [1, ");
     expect_usage_error("accuracy --D -5", "-5");
     expect_usage_error("accuracy --D 768,abc", "abc");
-    expect_usage_error("accuracy --rows 0", "--rows: 0");
+    expect_usage_error("accuracy --rows 0", "--rows: '0' is not a whole number in [1, ");
     expect_usage_error("accuracy --eps -1", "-1");
     expect_usage_error("accuracy --eps abc", "abc");
     expect_usage_error("accuracy --eps inf", "inf");

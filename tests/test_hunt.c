@@ -283,12 +283,62 @@ static void test_hunt_shards_make_the_whole(void **state)
 }
 
 static const char *plugin_dir;
+static size_t builtin_kernels; /* the registry's kernels before a test loads a plugin */
+
+/* The screen of case c (screened) agrees with its MPFR reference (ref): every output (y or dx,
+ * dgamma, dbeta, h) exact to 2^-90 of the tensor's largest value and rounded alike on all but a
+ * few elements (a double rounding within 2^-100 of a midpoint; none for an output every kernel
+ * returns correctly rounded, h), and the statistics the contract is read from (mean, var, rstd,
+ * kappa) to 1e-12. */
+static void expect_screen_agrees(const ln_prepared *ref, const ln_prepared *scr, const char *what)
+{
+    const ln_case *c = &ref->c;
+    const ln_op_info *info = &ln_ops[c->op];
+    for (size_t i = 0; i < info->n_roles; i++) {
+        if (info->roles[i].kind != LN_ROLE_OUT) continue;
+        size_t n = info->roles[i].shape == LN_SHAPE_ROWS_D ? c->rows * c->D : c->D, differ = 0;
+        double scale = 0;
+        for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(ref->role[i].hi[k]));
+        for (size_t k = 0; k < n; k++) {
+            double want = ref->role[i].hi[k] + ref->role[i].lo[k], got = scr->role[i].hi[k] + scr->role[i].lo[k];
+            if (isnan(want) && isnan(got)) continue;
+            if (!(fabs((scr->role[i].hi[k] - ref->role[i].hi[k]) + (scr->role[i].lo[k] - ref->role[i].lo[k])) <=
+                  0x1p-90 * scale))
+                fail_msg("%s %s %s[%zu]: screen %.17g, reference %.17g", info->name, what, info->roles[i].name, k, got,
+                         want);
+            differ += ln_load(c->dtype, scr->role[i].ref, k) != ln_load(c->dtype, ref->role[i].ref, k);
+        }
+        if (differ > (info->roles[i].flags & LN_ROLE_CR ? 0u : 2u))
+            fail_msg("%s %s %s: %zu elements rounded otherwise", info->name, what, info->roles[i].name, differ);
+    }
+    for (size_t r = 0; r < c->rows; r++) {
+        const ln_ref_stats *a = &ref->stats[r], *b = &scr->stats[r];
+        const double pairs[][2] = {{a->mean, b->mean}, {a->var, b->var}, {a->rstd, b->rstd}, {a->kappa, b->kappa}};
+        for (size_t k = 0; k < 4; k++)
+            if (!(fabs(pairs[k][0] - pairs[k][1]) <= 1e-12 * fabs(pairs[k][0])) && !(pairs[k][0] == pairs[k][1]) &&
+                !(isnan(pairs[k][0]) && isnan(pairs[k][1])))
+                fail_msg("%s %s row %zu statistic %zu: screen %.17g, reference %.17g", info->name, what, r, k,
+                         pairs[k][1], pairs[k][0]);
+    }
+}
+
+/* Case c prepared with its reference and with its op's screen, which must agree. */
+static void check_screen_on(ln_case c, const char *what)
+{
+    ln_prepared ref, scr;
+    c.screen = NULL;
+    assert_int_equal(ln_prepare(&c, &ref), 0);
+    c.screen = ln_op_screen(c.op);
+    assert_non_null(c.screen);
+    assert_int_equal(ln_prepare(&c, &scr), 0);
+    expect_screen_agrees(&ref, &scr, what);
+    ln_prepared_free(&ref);
+    ln_prepared_free(&scr);
+}
 
 /* Every op's screen (ln_op_screen: reference/screen.c, or the reference itself) agrees with its
- * MPFR reference on the cases hunt scores: every output (y or dx, dgamma, dbeta) exact to 2^-90
- * of the tensor's largest value and rounded alike on all but a few elements (a double rounding
- * within 2^-100 of a midpoint), and the statistics the contract is read from (mean, var, rstd,
- * kappa) to 1e-12. A wrong sign or a missing term in a screen breaks these by far. */
+ * MPFR reference on the cases hunt scores (expect_screen_agrees). A wrong sign or a missing term
+ * in a screen breaks these by far. */
 static void test_screens_agree_with_the_reference(void **state)
 {
     (void)state;
@@ -297,44 +347,50 @@ static void test_screens_agree_with_the_reference(void **state)
         for (size_t d = 0; d < sizeof specs / sizeof specs[0]; d++) {
             ln_case c = {.dtype = LN_F32, .D = 200, .rows = 3, .eps = 1e-5, .seed = 7, .affine = 1, .op = (ln_op)op};
             ln_dist_parse(specs[d], &c.dist);
-            ln_prepared ref, scr;
-            assert_int_equal(ln_prepare(&c, &ref), 0);
-            c.screen = ln_op_screen((ln_op)op);
-            assert_non_null(c.screen);
-            assert_int_equal(ln_prepare(&c, &scr), 0);
-            const ln_op_info *info = &ln_ops[op];
-            for (size_t i = 0; i < info->n_roles; i++) {
-                if (info->roles[i].kind != LN_ROLE_OUT) continue;
-                size_t n = info->roles[i].shape == LN_SHAPE_ROWS_D ? c.rows * c.D : c.D, differ = 0;
-                double scale = 0;
-                for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(ref.role[i].hi[k]));
-                for (size_t k = 0; k < n; k++) {
-                    double want = ref.role[i].hi[k] + ref.role[i].lo[k], got = scr.role[i].hi[k] + scr.role[i].lo[k];
-                    if (isnan(want) && isnan(got)) continue;
-                    if (!(fabs((scr.role[i].hi[k] - ref.role[i].hi[k]) + (scr.role[i].lo[k] - ref.role[i].lo[k])) <=
-                          0x1p-90 * scale))
-                        fail_msg("%s %s %s[%zu]: screen %.17g, reference %.17g", info->name, specs[d],
-                                 info->roles[i].name, k, got, want);
-                    differ += ln_load(c.dtype, scr.role[i].ref, k) != ln_load(c.dtype, ref.role[i].ref, k);
-                }
-                if (differ > 2)
-                    fail_msg("%s %s %s: %zu elements rounded otherwise", info->name, specs[d], info->roles[i].name,
-                             differ);
-            }
-            for (size_t r = 0; r < c.rows; r++) {
-                const ln_ref_stats *a = &ref.stats[r], *b = &scr.stats[r];
-                const double pairs[][2] = {
-                    {a->mean, b->mean}, {a->var, b->var}, {a->rstd, b->rstd}, {a->kappa, b->kappa}};
-                for (size_t k = 0; k < 4; k++)
-                    if (!(fabs(pairs[k][0] - pairs[k][1]) <= 1e-12 * fabs(pairs[k][0])) &&
-                        !(pairs[k][0] == pairs[k][1]) && !(isnan(pairs[k][0]) && isnan(pairs[k][1])))
-                        fail_msg("%s %s row %zu statistic %zu: screen %.17g, reference %.17g", info->name, specs[d], r,
-                                 k, pairs[k][1], pairs[k][0]);
-            }
-            ln_prepared_free(&ref);
-            ln_prepared_free(&scr);
+            check_screen_on(c, specs[d]);
             ln_dist_free(&c.dist);
         }
+}
+
+/* The residual-add ops' screens on the rows hunt's residual moves make, in every format: a
+ * cancelling add (x = a + S, r = b - S, S = 2^(p/2 + 2): h keeps few of a's bits), an add whose
+ * exact sum double cannot hold (r 2^(p - 60) times smaller: h's lo is not zero, and h rounds r
+ * away), and a folded row (x = a + b, r = 0). A screen that normalised x + r unrounded, dropped
+ * the sum's low part, took the statistics of x, or rounded h twice fails these. The ops are
+ * those whose table line sums inputs (SUMMED); both have a screen of their own. */
+static void test_residual_screens_agree_with_the_reference(void **state)
+{
+    (void)state;
+    assert_non_null(ln_ref_screen_of(ln_ref_add_rmsnorm));
+    assert_non_null(ln_ref_screen_of(ln_ref_add_layernorm));
+    enum { D = 96, ROWS = 3 };
+    const ln_dtype types[] = {LN_F32, LN_F16, LN_BF16, LN_F64};
+    int summed_ops = 0;
+    for (int op = 0; op < LN_NOPS; op++) {
+        const ln_op_info *info = &ln_ops[op];
+        int summed[2], n = 0;
+        for (size_t i = 0; i < info->n_roles && n < 2; i++)
+            if (info->roles[i].flags & LN_ROLE_SUMMED) summed[n++] = (int)i;
+        if (n < 2) continue;
+        summed_ops++;
+        for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+            int p = ln_fmt(types[ti])->p;
+            double S = ldexp(1, p / 2 + 2), xs[ROWS * D], rs[ROWS * D];
+            for (size_t i = 0; i < D; i++) {
+                double a = sin(1.7 * (double)i + 0.3) * 2.5, b = cos(0.9 * (double)i) * 1.25;
+                xs[i] = a + S, rs[i] = b - S;
+                xs[D + i] = a, rs[D + i] = ldexp(b, p - 60);
+                xs[2 * D + i] = a + b, rs[2 * D + i] = 0;
+            }
+            ln_case c = {
+                .dtype = types[ti], .D = D, .rows = ROWS, .eps = 1e-5, .seed = 7, .affine = 1, .op = (ln_op)op};
+            ln_dist_parse("normal", &c.dist);
+            c.input_src[summed[0]] = xs, c.input_src[summed[1]] = rs;
+            check_screen_on(c, ln_fmt(types[ti])->name);
+            ln_dist_free(&c.dist);
+        }
+    }
+    assert_int_equal(summed_ops, 2);
 }
 
 /* The replay file at path fails kernel k (loaded): a row of another op through ln_replay_check,
@@ -364,9 +420,11 @@ static void replay_fails(const char *path, const ln_kernel *k)
 
 /* The planted bugs of tests/fixtures/plugin_planted.c, one f32 kernel per op, 2^-10 (16384 u)
  * wrong on rows no built-in distribution draws (forward: |mean| / sigma in [512, 2048); backward:
- * some |dy_i| >= 16, so the search over dy must find them): for each, `hunt --op` reaches such a
+ * some |dy_i| >= 16, so the search over dy must find them; add-rmsnorm: an add that cancels 64
+ * times over, which only the shift of x and r in opposite directions makes; add-layernorm: r = 0,
+ * which only the fold makes): for each, `hunt --op` reaches such a
  * row from built-in rows that are all within the bound, confirms the error with the MPFR
- * reference (verdict fail, exit status 1), the repro command it wrote (--op, --input dy) gives
+ * reference (verdict fail, exit status 1), the repro command it wrote (--op, --input dy or r) gives
  * `lnbench accuracy`'s verdict fail on that row, and the replay file it wrote fails the kernel;
  * the op's double-computing built-in kernel passes the same search. */
 static void test_hunt_finds_planted_bugs_of_every_op(void **state)
@@ -398,6 +456,8 @@ static void test_hunt_finds_planted_bugs_of_every_op(void **state)
         assert_non_null(end);
         *end = 0;
         if (k->op != ln_ops[k->op].forward) assert_non_null(strstr(repro, " --input dy="));
+        if (ln_ops[k->op].n_roles > 1 && ln_ops[k->op].roles[1].flags & LN_ROLE_SUMMED)
+            assert_non_null(strstr(repro, " --input r="));
         st = run("%s --plugin %s --quiet --out %s/a.csv", repro + strlen("\"lnbench "), planted, dir);
         if (st != 0) fail_msg("%s: exit %d: %s", repro, st, run_output);
         free(text);
@@ -417,11 +477,54 @@ static void test_hunt_finds_planted_bugs_of_every_op(void **state)
     }
     /* the ops planted so far must all be there; a newer op is named until it gets its line */
     for (int op = 0; op < LN_NOPS; op++)
-        if (!seen[op] && op <= LN_OP_RMSNORM_BWD)
+        if (!seen[op] && op <= LN_OP_ADD_LAYERNORM)
             fail_msg("tests/fixtures/plugin_planted.c has no kernel of %s", ln_op_name((ln_op)op));
         else if (!seen[op])
             printf("note: no planted kernel of %s: hunt's test does not cover it (docs/adding-an-op.md)\n",
                    ln_op_name((ln_op)op));
+}
+
+/* Every built-in f32 kernel of an op that sums inputs (add-rmsnorm, add-layernorm: SUMMED roles)
+ * that runs here passes a search with the residual moves: hunt.csv has a row per kernel, each
+ * with the verdict pass (the f32 fused kernels all claim a bound). */
+static void test_hunt_passes_builtin_fused_kernels(void **state)
+{
+    (void)state;
+    int ops = 0;
+    for (int op = 0; op < LN_NOPS; op++) {
+        const ln_op_info *info = &ln_ops[op];
+        int summed = 0;
+        for (size_t i = 0; i < info->n_roles; i++) summed += !!(info->roles[i].flags & LN_ROLE_SUMMED);
+        if (summed < 2) continue;
+        ops++;
+        size_t want = 0;
+        for (size_t i = 0; i < builtin_kernels; i++) {
+            const ln_kernel *k = ln_kernel_at(i);
+            want += k->op == (ln_op)op && k->dtype == LN_F32 && ln_kernel_available(k);
+        }
+        assert_true(want >= 2);
+        char name[64], args[256], csv[512];
+        snprintf(name, sizeof name, "fused-%s", info->name);
+        snprintf(args, sizeof args, "--op %s --kernel 'f32-*' --D 64 --evals 800 --starts 2", info->name);
+        run_hunt(name, args, csv, sizeof csv);
+        char *text = read_file(csv, NULL);
+        size_t rows = 0;
+        for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            char kname[128];
+            snprintf(kname, sizeof kname, "%.*s", (int)strcspn(line + 1, ","), line + 1);
+            const ln_kernel *k = ln_kernel_find(kname);
+            if (!k || k->op != (ln_op)op) fail_msg("%s: a row of %s", info->name, kname);
+            char *end = strchr(line + 1, '\n');
+            *end = 0;
+            if (!strstr(line + 1, ",pass,"))
+                fail_msg("hunt --op %s: %s does not pass: %s", info->name, kname, line + 1);
+            *end = '\n';
+            rows++;
+        }
+        if (rows != want) fail_msg("hunt --op %s: %zu rows for %zu f32 kernels", info->name, rows, want);
+        free(text);
+    }
+    assert_int_equal(ops, 2);
 }
 
 /* --every-op (make hunt): one hunt.csv with a row for every op of the table, each for a kernel
@@ -477,6 +580,7 @@ int main(void)
 {
     lnbench = getenv("LNBENCH");
     plugin_dir = getenv("LNBENCH_PLUGIN_DIR");
+    builtin_kernels = ln_kernel_count();
     if (!lnbench || !plugin_dir) {
         fprintf(stderr, "test_hunt: set LNBENCH and LNBENCH_PLUGIN_DIR (make test does)\n");
         return 1;
@@ -493,6 +597,8 @@ int main(void)
         cmocka_unit_test(test_hunt_shards_make_the_whole),
         cmocka_unit_test(test_hunt_finds_planted_bugs_of_every_op),
         cmocka_unit_test(test_screens_agree_with_the_reference),
+        cmocka_unit_test(test_residual_screens_agree_with_the_reference),
+        cmocka_unit_test(test_hunt_passes_builtin_fused_kernels),
         cmocka_unit_test(test_hunt_every_op),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);

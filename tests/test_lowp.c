@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,6 +238,116 @@ static void test_reference_known_rows(void **state)
     }
 }
 
+/* The 16-bit SIMD backward kernels (norm-bwd.h) do the fp32 pipelined kernel's arithmetic on the
+ * widened rows, sum for sum: their dx, dgamma and dbeta are that kernel's fp32 results rounded
+ * once to 16 bits, bit for bit. f16 blocks put element i in the lane the fp32 kernel does, so any
+ * D; bf16 blocks hold a block's even elements in one vector and its odd ones in the other, so the
+ * fp32 kernel runs on rows whose every block of 2 W is laid out that way (D a multiple of the
+ * block). Rows of several groups (1 .. 9 rows), with and without gamma, streaming or not. */
+static uint32_t lcg_state;
+static double lcg_normal(void)
+{
+    double s = 0;
+    for (int k = 0; k < 12; k++) lcg_state = lcg_state * 1664525u + 1013904223u, s += (lcg_state >> 8) * 0x1p-24;
+    return s - 6.0;
+}
+
+/* Where element i of a row sits in the fp32 kernel's row: within each block of hb elements,
+ * bf16's even elements first, then its odd ones. */
+static size_t bwd_lane(ln_dtype t, size_t hb, size_t i)
+{
+    const size_t k = i % hb;
+    return t == LN_F16 ? i : i - k + (k % 2) * (hb / 2) + k / 2;
+}
+
+static void check_half_bwd_matches_f32(const ln_kernel *k, const ln_kernel *f, size_t D, size_t rows, int affine,
+                                       int stream)
+{
+    const ln_dtype t = k->dtype;
+    const size_t hb = ln_kernel_vector_width(k), n = rows * D, bytes = (n * 4 + 63) / 64 * 64;
+    uint16_t *x = malloc(n * 2), *dy = malloc(n * 2), *dx = aligned_alloc(64, bytes), g[4096], dg[4096], db[4096];
+    float *xf = malloc(n * 4), *dyf = malloc(n * 4), *dxf = aligned_alloc(64, bytes), gf[4096], dgf[4096], dbf[4096];
+    double mean[9], rstd[9];
+    assert_true(x && dy && dx && xf && dyf && dxf && D <= 4096 && rows <= 9);
+    lcg_state = (uint32_t)(D * 31 + rows * 7 + (size_t)affine);
+    for (size_t i = 0; i < D; i++) ln_store(t, g, i, 1.0 + 0.5 * lcg_normal());
+    for (size_t i = 0; i < n; i++) ln_store(t, x, i, 3.0 + lcg_normal()), ln_store(t, dy, i, lcg_normal());
+    for (size_t i = 0; i < n; i++) { /* the widened rows in the fp32 kernel's lanes */
+        const size_t o = i / D * D, l = o + bwd_lane(t, hb, i % D);
+        xf[l] = (float)ln_load(t, x, i), dyf[l] = (float)ln_load(t, dy, i);
+    }
+    for (size_t i = 0; i < D; i++) gf[bwd_lane(t, hb, i)] = (float)ln_load(t, g, i);
+    for (size_t r = 0; r < rows; r++) { /* statistics of the stored rows */
+        double m = 0, v = 0;
+        for (size_t i = 0; i < D; i++) m += xf[r * D + i];
+        m = k->op == LN_OP_LAYERNORM_BWD ? m / (double)D : 0.0;
+        for (size_t i = 0; i < D; i++) v += (xf[r * D + i] - m) * (xf[r * D + i] - m);
+        mean[r] = m, rstd[r] = 1.0 / sqrt(v / (double)D + 1e-5);
+    }
+    int pk[8], pf[8];
+    assert_true(k->n_tunables == f->n_tunables && k->n_tunables <= 8 && k->n_tunables > 0);
+    for (size_t i = 0; i < k->n_tunables; i++) pk[i] = k->tunables[i].def, pf[i] = f->tunables[i].def;
+    assert_string_equal(k->tunables[0].name, "stream_min_bytes");
+    if (stream) pk[0] = pf[0] = 0;
+    ln_args a = {.rows = rows,
+                 .D = D,
+                 .x = x,
+                 .gamma = affine ? g : NULL,
+                 .eps = 1e-5,
+                 .mean = mean,
+                 .rstd = rstd,
+                 .dy = dy,
+                 .dx = dx,
+                 .dgamma = dg,
+                 .dbeta = db,
+                 .params = pk};
+    ln_args af = a;
+    af.x = xf, af.gamma = affine ? gf : NULL, af.dy = dyf, af.dx = dxf, af.dgamma = dgf, af.dbeta = dbf, af.params = pf;
+    k->forward(&a);
+    f->forward(&af);
+    for (size_t i = 0; i < n + 2 * D; i++) {
+        const size_t j = i < n ? i : (i - n) % D, l = (i < n ? j / D * D : 0) + bwd_lane(t, hb, j % D);
+        const uint16_t *got = i < n ? dx : i < n + D ? dg : db;
+        const float *want = i < n ? dxf : i < n + D ? dgf : dbf;
+        uint16_t w;
+        ln_store(t, &w, 0, want[l]);
+        if (got[j] != w)
+            fail_msg("%s D=%zu rows=%zu affine=%d stream=%d: %s[%zu] = %#x, %s's rounded %#x", k->name, D, rows, affine,
+                     stream,
+                     i < n       ? "dx"
+                     : i < n + D ? "dgamma"
+                                 : "dbeta",
+                     j, got[j], f->name, w);
+    }
+    free(x), free(dy), free(dx), free(xf), free(dyf), free(dxf);
+}
+
+static void test_half_bwd_is_f32_pipelined_rounded(void **state)
+{
+    (void)state;
+    const size_t dims[] = {1, 7, 31, 33, 64, 100, 257, 1024, 4096}, nrows[] = {1, 2, 3, 5, 9};
+    size_t checked = 0;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        const char *isa = strrchr(k->name, '-');
+        if (!is16(k) || !ln_op_is_backward(k->op) || !strcmp(isa, "-scalar") || !ln_kernel_available(k)) continue;
+        char fname[64];
+        snprintf(fname, sizeof fname, "f32-%s-pipelined%s", k->op == LN_OP_LAYERNORM_BWD ? "lnbwd" : "rmsbwd", isa);
+        const ln_kernel *f = ln_kernel_find(fname);
+        assert_non_null(f);
+        for (size_t di = 0; di < sizeof dims / sizeof *dims; di++) {
+            if (k->dtype == LN_BF16 && dims[di] % ln_kernel_vector_width(k)) continue;
+            for (size_t ri = 0; ri < sizeof nrows / sizeof *nrows; ri++)
+                for (int affine = 0; affine < 2; affine++)
+                    for (int stream = 0; stream < 2; stream++)
+                        check_half_bwd_matches_f32(k, f, dims[di], nrows[ri], affine, stream), checked++;
+        }
+    }
+#if LN_X86 || LN_ARM64
+    assert_true(checked > 0);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_eps_on_zero_rows),
         cmocka_unit_test(test_mulbias_on_constant_rows),
         cmocka_unit_test(test_statistics_beyond_fp32),
+        cmocka_unit_test(test_half_bwd_is_f32_pipelined_rounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -638,6 +639,84 @@ static void test_op_kernels_in_place(void **state)
     }
 }
 
+/* The 16-bit SIMD add-layernorm kernels, in cache and streaming (stream_min_bytes 0 through
+ * params), h aligned and not, at every tail length and across row blocks: h bit-equal to x + r
+ * rounded once (the double sum of two 16-bit values is exact here, rounded once by a store), on
+ * residuals chosen so that a quarter of the sums are ties (half an ulp of x: a truncating or
+ * round-half-up add fails), a quarter a third of an ulp off (a rounding that truncates fails), the
+ * rest ordinary; y against the reference on the stored h, normwise within bound(D, kappa). */
+static void test_half_addln_kernels(void **state)
+{
+    (void)state;
+    const char *const names[] = {"f16-addln-f32acc-avx2",    "bf16-addln-f32acc-avx2", "f16-addln-f32acc-avx512",
+                                 "bf16-addln-f32acc-avx512", "f16-addln-f32acc-neon",  "bf16-addln-f32acc-neon"};
+    const size_t Ds[] = {1, 7, 16, 31, 33, 64, 100, 257, 1000, 4096};
+    enum { ROWS = 5, MAXN = ROWS * 4096 + 1 };
+    static uint16_t x[MAXN], r[MAXN], hbuf[MAXN + 1], y[MAXN], want[1];
+    static double xv[MAXN], rv[MAXN], hi[MAXN], lo[MAXN];
+    static char yref[2 * MAXN], href[2 * MAXN];
+    size_t kernels = 0, ties = 0, inexact = 0;
+    unsigned seed = 17;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        const ln_kernel *K = ln_kernel_find(names[k]);
+        if (!K || !ln_kernel_available(K)) continue;
+        kernels++;
+        const ln_dtype t = K->dtype;
+        const double u = ldexp(1, -ln_fmt(t)->p);
+        int params[16];
+        assert_true(K->n_tunables >= 1 && K->n_tunables <= 16);
+        for (size_t i = 0; i < K->n_tunables; i++) params[i] = K->tunables[i].def;
+        params[0] = 0; /* stream_min_bytes: every call streams */
+        for (size_t d = 0; d < sizeof Ds / sizeof *Ds; d++)
+            for (int regime = 0; regime < 4; regime++) {
+                const size_t D = Ds[d], n = ROWS * D;
+                uint16_t *h = hbuf + regime / 2; /* odd regimes: h one element off its alignment */
+                fill(t, n, d % 3 == 2 ? 30 : 0, &seed, x, xv);
+                for (size_t i = 0; i < n; i++) {
+                    const double ulp = ldexp(1, ilogb(xv[i]) - ln_fmt(t)->p + 1);
+                    double v = (double)rand_r(&seed) / RAND_MAX - 0.5;
+                    if (xv[i] != 0 && i % 4 == 1) v = ulp / 2;      /* a tie */
+                    else if (xv[i] != 0 && i % 4 == 3) v = ulp / 3; /* rounds down, to x */
+                    ln_store(t, r, i, v);
+                    rv[i] = ln_load(t, r, i);
+                }
+                ln_args a = {.rows = ROWS,
+                             .D = D,
+                             .x = x,
+                             .r = r,
+                             .h = h,
+                             .y = y,
+                             .eps = 1e-5,
+                             .params = regime % 2 ? params : NULL};
+                K->forward(&a);
+                for (size_t i = 0; i < n; i++) {
+                    ln_store(t, want, 0, xv[i] + rv[i]);
+                    if (h[i] != want[0])
+                        fail_msg("%s D %zu regime %d: h[%zu] = %g, x + r = %.17g rounds to %g", K->name, D, regime, i,
+                                 ln_load(t, h, i), xv[i] + rv[i], ln_load(t, want, 0));
+                    inexact += ln_load(t, want, 0) != xv[i] + rv[i];
+                    ties += xv[i] != 0 && rv[i] == ldexp(1, ilogb(xv[i]) - ln_fmt(t)->p);
+                }
+                ln_ref_stats st[ROWS];
+                add_norm_ref(1, t, ROWS, D, x, r, NULL, NULL, 1e-5, yref, href, hi, lo, NULL, NULL, st);
+                assert_memory_equal(href, h, n * 2); /* the reference's h: the same rounding */
+                for (size_t row = 0; row < ROWS; row++) {
+                    double err = 0, big = 0;
+                    for (size_t i = row * D; i < (row + 1) * D; i++) {
+                        err = fmax(err, fabs(ln_load(t, y, i) - hi[i] - lo[i]));
+                        big = fmax(big, fabs(hi[i]));
+                    }
+                    const double bound = K->bound(D, st[row].kappa);
+                    if (!(err <= bound * u * big))
+                        fail_msg("%s D %zu regime %d row %zu: y error %g u > bound %g", K->name, D, regime, row,
+                                 err / (u * big), bound);
+                }
+            }
+    }
+    if (LN_X86 || LN_ARM64) assert_true(kernels >= 2);
+    if (kernels) assert_true(ties > 100 && inexact > ties);
+}
+
 /* Deliberately wrong kernels the check above must reject. */
 static void rms_centred(const ln_args *a)
 {
@@ -763,6 +842,64 @@ static void test_breakage_caught(void **state)
     assert_int_equal(verdict_on(&ln_bf16_addrms_f32acc_scalar, "normal", 768, 0, &dom), LN_PASS);
 }
 
+/* The worst ulp error of kernel k's dx, dgamma and dbeta over rows of dist at each D of Ds (none
+ * a multiple of a vector width; 8 rows, so dgamma and dbeta sum over rows), and the smallest
+ * fraction of correctly rounded dx; a non-finite mismatch fails at once. */
+static double bwd_worst_ulp(const ln_kernel *k, const char *dist, double *min_cr)
+{
+    double worst = 0;
+    for (size_t D = 7; D <= 1300; D = D * 12 + 17) { /* 7, 101, 1229 */
+        ln_case c = {.dtype = LN_F32, .D = D, .rows = 8, .eps = 1e-5, .seed = 7, .affine = 1, .op = k->op};
+        ln_dist_parse(dist, &c.dist);
+        ln_prepared p;
+        assert_int_equal(ln_prepare(&c, &p), 0);
+        ln_errors e;
+        ln_measure_kernel(k, &p, &e, NULL);
+        if (e.nonfinite) fail_msg("%s on %s D=%zu: %zu non-finite mismatches", k->name, dist, D, e.nonfinite);
+        const double u[] = {e.max_ulp, e.dgamma_max_ulp, e.dbeta_max_ulp};
+        for (int i = 0; i < 3; i++) worst = u[i] > worst ? u[i] : worst;
+        *min_cr = e.cr_frac < *min_cr ? e.cr_frac : *min_cr;
+        ln_prepared_free(&p);
+        ln_dist_free(&c.dist);
+    }
+    return worst;
+}
+
+/* The accurate backward kernels, scalar and vector: dx, dgamma and dbeta correctly rounded (0.5
+ * ulp, up to the 2^-26 ulp of their double arithmetic) against the MPFR reference, on centred,
+ * offset, outlier, huge and tiny rows. The fp32 pipelined kernel of the same ISA, which sums in
+ * fp32 lanes and dgamma, dbeta over rows in fp32, fails the same check: it has discriminating power. */
+static void test_accurate_bwd_correctly_rounded(void **state)
+{
+    (void)state;
+    const char *const all[] = {"normal", "offset:1e4", "outlier:1000", "huge", "tiny"};
+    size_t simd = 0;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        if (!ln_op_is_backward(k->op) || k->dtype != LN_F32 || !strstr(k->name, "-accurate-") ||
+            !ln_kernel_available(k))
+            continue;
+        double min_cr = 1;
+        for (size_t d = 0; d < sizeof all / sizeof *all; d++) {
+            double w = bwd_worst_ulp(k, all[d], &min_cr);
+            if (!(w <= 0.5000001)) fail_msg("%s on %s: %.9g ulp, not correctly rounded", k->name, all[d], w);
+        }
+        assert_true(min_cr >= 0.999);
+        const char *isa = strrchr(k->name, '-');
+        if (!strcmp(isa, "-scalar")) continue;
+        simd++;
+        char fast[64];
+        snprintf(fast, sizeof fast, "f32-%s-pipelined%s", k->op == LN_OP_LAYERNORM_BWD ? "lnbwd" : "rmsbwd", isa);
+        const ln_kernel *f = ln_kernel_find(fast);
+        assert_non_null(f);
+        double min_cr_fast = 1;
+        assert_true(bwd_worst_ulp(f, "offset:1e4", &min_cr_fast) > 0.6);
+    }
+#if defined(__x86_64__) || defined(__aarch64__)
+    assert_true(simd >= 2);
+#endif
+}
+
 /* --op on the verbs: list shows the op column and filters, accuracy writes the op column, a
  * wrong op is a usage error. */
 static void test_op_cli(void **state)
@@ -807,8 +944,10 @@ int main(void)
         cmocka_unit_test(test_op_kernels_within_bounds),
         cmocka_unit_test(test_breakage_caught),
         cmocka_unit_test(test_op_kernels_in_place),
+        cmocka_unit_test(test_half_addln_kernels),
         cmocka_unit_test(test_op_cli),
         cmocka_unit_test(test_op_kernel_verdicts),
+        cmocka_unit_test(test_accurate_bwd_correctly_rounded),
         cmocka_unit_test(test_rms_huge_tiny_rows),
         cmocka_unit_test(test_layernorm_stats_from_a_forward_kernel),
         cmocka_unit_test(test_rmsnorm_stats_from_a_forward_kernel),

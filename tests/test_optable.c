@@ -91,6 +91,14 @@ static void test_roles_are_ln_args_members(void **state)
             if (o->roles[i].flags & LN_ROLE_CR) assert_int_equal(o->roles[i].kind, LN_ROLE_OUT);
         }
         assert_true(normed <= 1);
+        /* summed inputs are rows x D inputs, at least two of them, summed into a normalised output */
+        size_t summed = 0;
+        for (size_t i = 0; i < o->n_roles; i++)
+            if (o->roles[i].flags & LN_ROLE_SUMMED) {
+                assert_true(o->roles[i].kind == LN_ROLE_IN && o->roles[i].shape == LN_SHAPE_ROWS_D);
+                summed++;
+            }
+        assert_true(summed == 0 || (summed >= 2 && normed == 1));
         /* the bench counts every rows x D tensor read or written once (results/README.md) */
         assert_int_equal(o->bytes, (int)full);
         /* a forward op is its own forward and reads no statistics */
@@ -201,6 +209,13 @@ static void test_each_op_measured_through_the_table(void **state)
         for (size_t i = 0; i < D; i++) /* not fmax: gcc 12 for aarch64 fails to vectorize that reduction */
             top = fabs(normed[D + i]) > top ? fabs(normed[D + i]) : top;
         assert_true(f.max_abs_x == top && f.var == p.stats[1].var);
+        /* the summed inputs are what the normalised tensor is the sum of, rounded once to fp32 */
+        for (size_t k = 0, any = 0; k < ROWS * D; k++) {
+            double sum = 0;
+            for (size_t i = 0; i < o->n_roles; i++)
+                if (o->roles[i].flags & LN_ROLE_SUMMED) sum += ((const float *)p.role[i].data)[k], any = 1;
+            if (any) assert_true(normed[k] == (float)sum);
+        }
         ln_errors e;
         ln_verdict v;
         float y[ROWS * D];

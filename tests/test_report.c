@@ -432,8 +432,8 @@ static void test_scaling_figures(void **state)
     assert_int_equal(threads[0], 1);
     ln_table_free(&t);
     assert_int_equal(ln_table_read("tests/fixtures/ops/bench.csv", &t), 1);
-    assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 1, "gbps"), 22, 0);
-    assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 2, "gbps"), 40, 0);
+    assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 1, LNC_BENCH_gbps), 22, 0);
+    assert_float_equal(ln_median_where(&t, "f32-twopass-avx512", "cache", 2, LNC_BENCH_gbps), 40, 0);
     assert_float_equal(ln_limit_at(&t, "memory", 2, NULL, NULL), 25, 0);
     /* no 16-bit probe in the file: a 16-bit kernel's limit is the fp32 probes' */
     assert_float_equal(ln_limit_at(&t, "memory", 2, "bf16", NULL), 25, 0);

@@ -279,7 +279,7 @@ static void test_output_hash(void **state)
                            .xbytes = 7 * 300 * 4,
                            .size = 7 * 300 * 4,
                            .threads = threads,
-                           .dist = &dist,
+                           .dist = dist,
                            .eps = 1e-5,
                            .seed = 1};
         uint64_t h0 = ln_bench_output_hash(pool, &c);
@@ -325,7 +325,7 @@ static void test_builtin_tunables_keep_output_bits(void **state)
                                .xbytes = 5 * Ds[d] * esize,
                                .size = 5 * Ds[d] * esize,
                                .threads = 1,
-                               .dist = &dist,
+                               .dist = dist,
                                .eps = 1e-5,
                                .seed = 2};
             uint64_t h0 = ln_bench_output_hash(pool, &c);

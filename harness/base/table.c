@@ -193,6 +193,8 @@ int ln_table_col(const ln_table *t, const char *name)
     return -1;
 }
 
+int ln_table_column(const ln_table *t, ln_column c) { return ln_table_col(t, ln_columns[c].name); }
+
 const char *ln_table_cell(const ln_table *t, size_t r, int c)
 {
     if (c < 0 || r >= t->rows) return "";

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "columns.h"
+
 typedef struct {
     char *text;  /* the file, fields NUL-terminated in place */
     char **cell; /* (rows + 1) x cols, row 0 the header */
@@ -24,6 +26,8 @@ void ln_table_parse(char *text, const char *what, ln_table *t);
 void ln_table_free(ln_table *t);
 /* Index of the column named name, -1 if the file has none. */
 int ln_table_col(const ln_table *t, const char *name);
+/* Index of column c (columns.def) in t, -1 if the file has none (one written before the column). */
+int ln_table_column(const ln_table *t, ln_column c);
 /* Data row r (0-based), column c; "" when c < 0 (an absent column). */
 const char *ln_table_cell(const ln_table *t, size_t r, int c);
 /* The cell as a number: NAN when empty, absent or not a number ("inf", "nan" as C prints them). */

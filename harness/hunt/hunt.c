@@ -57,6 +57,9 @@ typedef struct {
      * order of its roles in ops.def), n_in x D elements; in_role their role indices. */
     unsigned n_in;
     int in_role[LN_MAX_ROLES];
+    /* the inputs summed into the normalised tensor (SUMMED roles: x and r of h = x + r), by their
+     * index among the n_in; n_summed < 2 where the op sums none */
+    unsigned n_summed, summed[LN_MAX_ROLES];
     size_t row_bytes;
     ln_prepared p;     /* the one-row case every candidate is scored on, its inputs replaced */
     ln_ref_op *screen; /* the op's cheap reference (ln_op_screen) */
@@ -147,10 +150,61 @@ static void swap_elements(hunt *h, void *x, size_t i, size_t j)
     memcpy(b, tmp, h->es);
 }
 
-/* One random local move on one of row's inputs (x, or dy, ...); other is another good row (for
- * crossover). */
+/* A range of row's summed inputs (h = x + r) folded: the first input holds their sum rounded once,
+ * the others 0. h is unchanged and the add exact: a kernel that takes a shortcut on a zero input,
+ * or normalises something other than the stored h, shows it. */
+static void fold_summed(hunt *h, void *row, size_t a, size_t len)
+{
+    size_t seg = h->D * h->es;
+    for (size_t i = a; i < a + len; i++) {
+        double sum = 0; /* in double: exact for two inputs of a narrower format */
+        for (unsigned k = 0; k < h->n_summed; k++) {
+            char *in = (char *)row + h->summed[k] * seg;
+            sum += ln_load(h->t, in, i);
+            ln_store(h->t, in, i, 0);
+        }
+        ln_store(h->t, (char *)row + h->summed[0] * seg, i, sum);
+    }
+}
+
+/* A move between the inputs summed into the normalised tensor (the op's SUMMED roles): on a range
+ * (the whole row half the time) either folded (fold_summed) or one input shifted by S and another
+ * by -S, S = 2^j max|h| (j < p + 3): h stays about the same while the add cancels, so h keeps only
+ * the bits of x + r above ulp(S), and a kernel that adds in another precision or order than one
+ * rounding of the exact sum, or normalises x + r unrounded, errs by up to S's ulp relative to h. */
+static void residual_move(hunt *h, void *row)
+{
+    ln_dtype t = h->t;
+    size_t D = h->D, seg = D * h->es, a = below(&h->rng, D), len = 1 + below(&h->rng, D);
+    if (coin(&h->rng)) a = 0, len = D;
+    if (a + len > D) len = D - a;
+    if (coin(&h->rng)) {
+        fold_summed(h, row, a, len);
+        return;
+    }
+    unsigned i0 = (unsigned)below(&h->rng, h->n_summed);
+    unsigned i1 = (i0 + 1 + (unsigned)below(&h->rng, h->n_summed - 1)) % h->n_summed;
+    char *up = (char *)row + h->summed[i0] * seg, *down = (char *)row + h->summed[i1] * seg;
+    double top = 0;
+    for (size_t i = 0; i < D; i++) top = fmax(top, fabs(ln_load(t, up, i) + ln_load(t, down, i)));
+    double S = ldexp(top > 0 ? top : 1, (int)below(&h->rng, (size_t)ln_fmt(t)->p + 3));
+    for (size_t i = a; i < a + len; i++) {
+        double u = ln_load(t, up, i), d = ln_load(t, down, i);
+        ln_store(t, up, i, u + S);
+        ln_store(t, down, i, d - S);
+        if (!isfinite(ln_load(t, up, i)) || !isfinite(ln_load(t, down, i))) /* beyond the format's range */
+            ln_store(t, up, i, u), ln_store(t, down, i, d);
+    }
+}
+
+/* One random local move on one of row's inputs (x, or dy, ...), or, for an op that sums inputs,
+ * a move between them one time in four; other is another good row (for crossover). */
 static void random_move(hunt *h, void *row, const void *other_row)
 {
+    if (h->n_summed >= 2 && below(&h->rng, 4) == 0) {
+        residual_move(h, row);
+        return;
+    }
     size_t seg = h->n_in > 1 ? below(&h->rng, h->n_in) * h->D * h->es : 0;
     char *x = (char *)row + seg;
     const char *other = (const char *)other_row + seg;
@@ -572,7 +626,10 @@ static void hunt_setup(hunt *h, const ln_hunt_config *c)
     free(h->p.input); /* every candidate is a row as stored: judged as given */
     h->p.input = NULL;
     for (size_t i = 0; i < op->n_roles; i++)
-        if (op->roles[i].kind == LN_ROLE_IN && op->roles[i].shape == LN_SHAPE_ROWS_D) h->in_role[h->n_in++] = (int)i;
+        if (op->roles[i].kind == LN_ROLE_IN && op->roles[i].shape == LN_SHAPE_ROWS_D) {
+            if (op->roles[i].flags & LN_ROLE_SUMMED) h->summed[h->n_summed++] = h->n_in;
+            h->in_role[h->n_in++] = (int)i;
+        }
     h->row_bytes = h->n_in * c->D * h->es;
     h->gamma = h->p.gamma, h->beta = h->p.beta;
     h->near_ties = op->forward == c->k->op;
@@ -694,8 +751,13 @@ void ln_hunt_run(const ln_hunt_config *c, ln_hunt_result *r)
                 }
                 memcpy(cand, w.x, bytes);
                 /* near-ties matter only to a kernel whose outputs are (almost) correctly rounded */
-                if (o == OBJ_ULP && w.o < 1 && h.near_ties && below(&h.rng, 4) == 0) steer_to_tie(&h, cand, 20000);
-                else {
+                if (o == OBJ_ULP && w.o < 1 && h.near_ties && below(&h.rng, 4) == 0) {
+                    /* steered through one input's statistics: exact once it holds the whole sum
+                     * of the summed inputs (x = h, r = 0) */
+                    size_t tie = 0;
+                    if (h.n_summed >= 2) fold_summed(&h, cand, 0, D), tie = h.summed[0] * seg;
+                    steer_to_tie(&h, (char *)cand + tie, 20000);
+                } else {
                     const entry *other = &pool[o][below(&h.rng, POOL)];
                     random_move(&h, cand, other->o >= 0 ? other->x : w.x);
                     /* a move upsets the roundings after it along its chain: half the time they are

@@ -30,12 +30,11 @@
 
 #include "cli.h"
 #include "kernel.h"
+#include "problem.h"
 
 typedef struct {
+    LN_PROBLEM_BASE; /* D, eps, seed; op and dtype are k's; one row, dist unused */
     const ln_kernel *k;
-    size_t D;
-    double eps;
-    uint64_t seed;
     double seconds;  /* time budget of the search, 0 = none */
     uint64_t evals;  /* evaluation budget of the search (deterministic), 0 = none */
     unsigned starts; /* independent searches, each from another of the best built-in rows */

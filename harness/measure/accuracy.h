@@ -8,19 +8,15 @@
 
 #include "dist.h"
 #include "kernel.h"
+#include "problem.h"
 #include "reference.h"
 
 typedef struct {
-    ln_dtype dtype;
-    ln_dist dist;
-    size_t D, rows;
-    double eps;
-    uint64_t seed;
-    int affine; /* 0: gamma = 1, beta = 0 (passed to kernels as NULL) */
+    LN_PROBLEM_BASE; /* op 0 = LayerNorm forward; backward: x from dist, dy normal; threads unused */
+    int affine;      /* 0: gamma = 1, beta = 0 (passed to kernels as NULL) */
     /* With affine: D values each (e.g. from --gamma/--beta .npy files), rounded once to dtype;
      * NULL: drawn by ln_affine_fill. */
     const double *gamma_src, *beta_src;
-    ln_op op;      /* the operator; 0 = LayerNorm forward. Backward: x from dist, dy normal */
     int saved_f32; /* backward: the statistics given to kernels are the exact ones rounded to
                         * fp32 (what an fp32 forward pass saves at best); 0: rounded to double */
     /* backward: when not NULL, the statistics given to kernels are this forward kernel's (of the

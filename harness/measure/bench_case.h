@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dist.h"
 #include "kernel.h"
+#include "problem.h"
 
 /* The probes in pairs, copy then stream: fp32 ones for every case, 16-bit ones (fp16 storage)
  * beside 16-bit kernels. */
@@ -21,18 +21,16 @@ typedef enum {
 } ln_bench_what;
 
 typedef struct ln_bench_case {
+    /* for a probe: D = elements (of dtype: LN_F32, or LN_F16), rows = 1; the rows (a probe's
+     * floats) are split over threads */
+    LN_PROBLEM_BASE;
     ln_bench_what what;
     const char *label;  /* the kernel's name, or probe-copy, probe-stream, probe-copy-16, probe-stream-16 */
     const ln_kernel *k; /* NULL for a probe */
-    ln_dtype dtype;
-    size_t D, rows, xbytes; /* for a probe: D = elements (of dtype: LN_F32, or LN_F16), rows = 1 */
-    size_t size;            /* the size asked for (--bytes, or x's size with --rows) */
-    int threads;            /* the rows (a probe's floats) are split over this many threads */
-    const ln_dist *dist;
-    double eps;
-    uint64_t seed;
-    char name[256];                      /* as registered, e.g. f32-twopass-scalar/D:4096/rows:64 */
-    char run_name[288];                  /* as reported: Google Benchmark appends /real_time (ln_bench_set_run_name) */
+    size_t xbytes;      /* x's size */
+    size_t size;        /* the size asked for (--bytes, or x's size with --rows) */
+    char name[256];     /* as registered, e.g. f32-twopass-scalar/D:4096/rows:64 */
+    char run_name[288]; /* as reported: Google Benchmark appends /real_time (ln_bench_set_run_name) */
     const struct ln_bench_case *smaller; /* same kernel, D, dist, eps, threads at the next smaller size */
     double predicted_s;                  /* > 0: skipped, one call predicted to take this long */
     size_t index;                        /* in run order, for the progress line */

@@ -67,7 +67,7 @@ static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, siz
                        .dtype = k->dtype,
                        .D = D,
                        .threads = (int)threads,
-                       .dist = dist,
+                       .dist = *dist,
                        .eps = eps,
                        .seed = g->seed};
     c.rows = g->sizes_are_bytes ? size / (D * esize) : size;
@@ -88,8 +88,9 @@ static void link_smaller(ln_bench_case *cases, size_t ncases)
     for (size_t i = 0; i < ncases; i++)
         for (size_t j = 0; j < i; j++) {
             ln_bench_case *a = &cases[i], *b = &cases[j];
-            if (a->what == LN_BENCH_KERNEL && b->k == a->k && b->D == a->D && b->dist == a->dist && b->eps == a->eps &&
-                b->threads == a->threads && b->xbytes < a->xbytes && (!a->smaller || b->xbytes > a->smaller->xbytes))
+            if (a->what == LN_BENCH_KERNEL && b->k == a->k && b->D == a->D && !strcmp(b->dist.spec, a->dist.spec) &&
+                b->eps == a->eps && b->threads == a->threads && b->xbytes < a->xbytes &&
+                (!a->smaller || b->xbytes > a->smaller->xbytes))
                 a->smaller = b;
         }
 }
@@ -129,16 +130,6 @@ ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases)
     return cases;
 }
 
-size_t *ln_parse_counts(const char *list, const char *what, long long max, size_t *count)
-{
-    char **items = ln_split_list(list, what, count);
-    size_t *v = malloc(*count * sizeof *v);
-    if (!v) ln_die("out of memory");
-    for (size_t i = 0; i < *count; i++) v[i] = (size_t)ln_parse_int(items[i], what, 1, max);
-    free(items);
-    return v;
-}
-
 size_t *ln_parse_sizes(const char *list, size_t *count)
 {
     char **items = ln_split_list(list, "--bytes", count);
@@ -153,20 +144,5 @@ size_t *ln_parse_sizes(const char *list, size_t *count)
             ln_die_usage("--bytes: '%s' for x (and as much for y) does not fit in this machine's memory", items[i]);
     }
     free(items);
-    return v;
-}
-
-/* Thread counts up to the online CPUs (and those this process may run on, if fewer): two
- * threads sharing a CPU would time the scheduler. */
-size_t *ln_parse_threads(const char *list, size_t *count)
-{
-    size_t *v = ln_parse_counts(list, "--threads", 4096, count);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < cpus) cpus = CPU_COUNT(&allowed);
-    for (size_t i = 0; i < *count; i++)
-        if (cpus > 0 && v[i] > (size_t)cpus)
-            ln_die_usage("--threads: %zu threads on %ld CPU%s would share CPUs (at most %ld)", v[i], cpus,
-                         cpus > 1 ? "s" : "", cpus);
     return v;
 }

@@ -27,11 +27,8 @@ typedef struct {
  * together: one fill of the inputs each). Names as documented in docs/timing.md. */
 ln_bench_case *ln_bench_plan(const ln_bench_grid *g, size_t *ncases);
 
-/* The flags of the grid, shared by bench and tune; each malloc'ed, *count values, a bad value a
- * usage error naming `what`. Counts from 1 to max; sizes (--bytes: K/M/G, at least 64 bytes, x and
- * y fitting in memory); thread counts up to the CPUs this process may run on. */
-size_t *ln_parse_counts(const char *list, const char *what, long long max, size_t *count);
+/* --bytes of bench and tune (the other flags of the grid: problem.h): malloc'ed, *count sizes
+ * (K/M/G, at least 64 bytes, x and y fitting in memory); a bad one is a usage error. */
 size_t *ln_parse_sizes(const char *list, size_t *count);
-size_t *ln_parse_threads(const char *list, size_t *count);
 
 #endif

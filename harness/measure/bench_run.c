@@ -182,7 +182,8 @@ static int same_inputs(const ln_bench_case *a, const ln_bench_case *b)
     if (a->threads != b->threads) return 0;
     if (a->what != LN_BENCH_KERNEL || b->what != LN_BENCH_KERNEL)
         return a->what != LN_BENCH_KERNEL && b->what != LN_BENCH_KERNEL;
-    return a->dtype == b->dtype && a->D == b->D && a->rows == b->rows && a->dist == b->dist && a->seed == b->seed;
+    return a->dtype == b->dtype && a->D == b->D && a->rows == b->rows && !strcmp(a->dist.spec, b->dist.spec) &&
+           a->seed == b->seed;
 }
 
 /* Team job: thread i fills its share of the current case's x (and its gamma, beta). */
@@ -202,7 +203,7 @@ static void fill_share(void *ctx, int i)
     size_t block = FILL_BLOCK_BYTES / row_bytes;
     block = block < 1 ? 1 : block > rows ? rows : block;
     char *x = b->full[0];
-    ln_dist_fill(c->dist, c->dtype, block, c->D, c->seed, x);
+    ln_dist_fill(&c->dist, c->dtype, block, c->D, c->seed, x);
     for (size_t done = block; done < rows;) {
         size_t n = done < rows - done ? done : rows - done;
         memcpy(x + done * row_bytes, x, n * row_bytes);

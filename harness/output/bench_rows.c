@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+#include "columns.h"
 #include "outfile.h"
 #include "tunables.h"
 
@@ -26,9 +27,7 @@ static double bw_fraction(const ln_bench_results *r, size_t i)
 
 size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
 {
-    fputs("kernel,dtype,D,rows,bytes,regime,dist,eps,threads,repetitions,ns_per_row,gbps,gbps_min,gbps_max,cv,"
-          "bw_fraction,affine_bytes,gbps_cpu,op,params\n",
-          f);
+    ln_schema_write_header(f, LN_SCHEMA_BENCH);
     if (!r->quiet)
         printf("\n%-44s %-6s %8s %8s %8s %6s %8s\n", "benchmark", "regime", "GB/s", "min", "max", "cv%", "bw_frac");
     size_t rows_written = 0;
@@ -38,16 +37,32 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         if (!r->ran[i]) continue;
         double fraction = bw_fraction(r, i);
         const ln_format *fmt = ln_fmt(c->dtype);
-        ln_out_csv_field(f, c->label); /* a plugin's kernel name may hold a comma */
-        fprintf(f, ",%s,%zu,%zu,%zu,%s,", fmt->name, c->D, c->rows, c->xbytes, ln_bench_regime(c->size));
-        if (c->what == LN_BENCH_KERNEL) fprintf(f, "%s,%g,", c->dist->spec, c->eps);
-        else fputs(",,", f);
+        int kernel = c->what == LN_BENCH_KERNEL;
         char params[512];
-        fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%s,%s\n", c->threads, s->reps,
-                1e9 / s->rows_per_second, s->gbps, s->gbps_min, s->gbps_max, s->cv, fraction,
-                c->what == LN_BENCH_KERNEL ? 2 * c->D * fmt->size : 0, s->gbps_cpu,
-                c->what == LN_BENCH_KERNEL ? ln_op_name(c->k->op) : "",
-                ln_params_format(c->k, c->params, params, sizeof params));
+        ln_csv_row row;
+        ln_row_start(&row, LN_SCHEMA_BENCH);
+        ln_row_text(&row, LNC_BENCH_kernel, c->label);
+        ln_row_text(&row, LNC_BENCH_dtype, fmt->name);
+        ln_row_count(&row, LNC_BENCH_D, c->D);
+        ln_row_count(&row, LNC_BENCH_rows, c->rows);
+        ln_row_count(&row, LNC_BENCH_bytes, c->xbytes);
+        ln_row_text(&row, LNC_BENCH_regime, ln_bench_regime(c->size));
+        ln_row_text(&row, LNC_BENCH_dist, kernel ? c->dist.spec : "");
+        if (kernel) ln_row_num(&row, LNC_BENCH_eps, c->eps);
+        else ln_row_empty(&row, LNC_BENCH_eps); /* a probe has no eps */
+        ln_row_count(&row, LNC_BENCH_threads, (unsigned long long)c->threads);
+        ln_row_count(&row, LNC_BENCH_repetitions, (unsigned long long)s->reps);
+        ln_row_num(&row, LNC_BENCH_ns_per_row, 1e9 / s->rows_per_second);
+        ln_row_num(&row, LNC_BENCH_gbps, s->gbps);
+        ln_row_num(&row, LNC_BENCH_gbps_min, s->gbps_min);
+        ln_row_num(&row, LNC_BENCH_gbps_max, s->gbps_max);
+        ln_row_num(&row, LNC_BENCH_cv, s->cv);
+        ln_row_num(&row, LNC_BENCH_bw_fraction, fraction);
+        ln_row_count(&row, LNC_BENCH_affine_bytes, kernel ? 2 * c->D * fmt->size : 0);
+        ln_row_num(&row, LNC_BENCH_gbps_cpu, s->gbps_cpu);
+        ln_row_text(&row, LNC_BENCH_op, kernel ? ln_op_name(c->k->op) : "");
+        ln_row_text(&row, LNC_BENCH_params, ln_params_format(c->k, c->params, params, sizeof params));
+        ln_row_write(f, &row);
         if (!r->quiet)
             printf("%-44s %-6s %8.2f %8.2f %8.2f %6.1f %8.3f\n", c->name, ln_bench_regime(c->size), s->gbps,
                    s->gbps_min, s->gbps_max, 100 * s->cv, fraction);

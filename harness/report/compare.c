@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "columns.h"
 #include "merge.h"
 #include "outfile.h"
 #include "results.h"
@@ -72,8 +73,9 @@ static void set_regime(run *r, series *s)
     }
     if (s->bench >= 0) {
         const ln_table *t = &r->bench[s->bench];
-        int ck = ln_table_col(t, "kernel"), cD = ln_table_col(t, "D"), cr = ln_table_col(t, "rows"),
-            cb = ln_table_col(t, "bytes"), cg = ln_table_col(t, "regime");
+        int ck = ln_table_column(t, LNC_BENCH_kernel), cD = ln_table_column(t, LNC_BENCH_D),
+            cr = ln_table_column(t, LNC_BENCH_rows), cb = ln_table_column(t, LNC_BENCH_bytes),
+            cg = ln_table_column(t, LNC_BENCH_regime);
         for (size_t i = 0; i < t->rows; i++) {
             if (strcmp(ln_table_cell(t, i, ck), s->kernel)) continue;
             int same = s->probe ? ln_table_num(t, i, cb) == bytes
@@ -101,7 +103,7 @@ static void set_regime(run *r, series *s)
  * belong to the run they were timed in. */
 static void op_of(const char *path, const ln_table *csv, const char *kernel, int probe, char *op, size_t n)
 {
-    int ck = csv ? ln_table_col(csv, "kernel") : -1;
+    int ck = csv ? ln_table_column(csv, LNC_BENCH_kernel) : -1;
     for (size_t i = 0; !probe && csv && i < csv->rows; i++)
         if (!strcmp(ln_table_cell(csv, i, ck), kernel)) {
             snprintf(op, n, "%s", ln_row_op(csv, i));
@@ -300,12 +302,12 @@ static void accuracy_changes(run *a, run *b)
                !a->have_acc && !b->have_acc ? "no accuracy.csv in either run" : "accuracy.csv in one run only");
         return;
     }
-    static const char *const key[] = {"kernel", "dtype", "dist", "D", "eps"};
+    static const ln_column key[] = {LNC_ACC_kernel, LNC_ACC_dtype, LNC_ACC_dist, LNC_ACC_D, LNC_ACC_eps};
     int ka[5], kb[5];
-    for (int i = 0; i < 5; i++) ka[i] = ln_table_col(&a->acc, key[i]), kb[i] = ln_table_col(&b->acc, key[i]);
-    int ua = ln_table_col(&a->acc, "max_ulp"), ub = ln_table_col(&b->acc, "max_ulp"),
-        va = ln_table_col(&a->acc, "verdict"), vb = ln_table_col(&b->acc, "verdict"),
-        fa = ln_table_col(&a->acc, "nonfinite"), fb = ln_table_col(&b->acc, "nonfinite");
+    for (int i = 0; i < 5; i++) ka[i] = ln_table_column(&a->acc, key[i]), kb[i] = ln_table_column(&b->acc, key[i]);
+    int ua = ln_table_column(&a->acc, LNC_ACC_max_ulp), ub = ln_table_column(&b->acc, LNC_ACC_max_ulp),
+        va = ln_table_column(&a->acc, LNC_ACC_verdict), vb = ln_table_column(&b->acc, LNC_ACC_verdict),
+        fa = ln_table_column(&a->acc, LNC_ACC_nonfinite), fb = ln_table_column(&b->acc, LNC_ACC_nonfinite);
     int changes = 0, matched = 0;
     for (size_t i = 0; i < b->acc.rows; i++)
         for (size_t j = 0; j < a->acc.rows; j++) {
@@ -601,11 +603,25 @@ int ln_compare(const ln_compare_opts *o)
 
     ln_outfile csv;
     ln_out_open(&csv, out);
-    fprintf(csv.f, "kernel,benchmark,regime,n_base,n_new,base,new,ratio,p_value,p_holm,verdict,unit,op\n");
+    ln_schema_write_header(csv.f, LN_SCHEMA_CMP);
     for (size_t i = 0; i < nrows; i++) {
         const cmp_row *c = &rows[i];
-        fprintf(csv.f, "%s,%s,%s,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%s\n", c->b->kernel, c->b->name, c->b->regime,
-                c->a->n, c->b->n, c->ma, c->mb, c->ratio, c->p, c->p_adj, c->verdict, unit, c->b->op);
+        ln_csv_row row;
+        ln_row_start(&row, LN_SCHEMA_CMP);
+        ln_row_text(&row, LNC_CMP_kernel, c->b->kernel);
+        ln_row_text(&row, LNC_CMP_benchmark, c->b->name);
+        ln_row_text(&row, LNC_CMP_regime, c->b->regime);
+        ln_row_count(&row, LNC_CMP_n_base, c->a->n);
+        ln_row_count(&row, LNC_CMP_n_new, c->b->n);
+        ln_row_num(&row, LNC_CMP_base, c->ma);
+        ln_row_num(&row, LNC_CMP_new, c->mb);
+        ln_row_num(&row, LNC_CMP_ratio, c->ratio);
+        ln_row_num(&row, LNC_CMP_p_value, c->p);
+        ln_row_num(&row, LNC_CMP_p_holm, c->p_adj);
+        ln_row_text(&row, LNC_CMP_verdict, c->verdict);
+        ln_row_text(&row, LNC_CMP_unit, unit);
+        ln_row_text(&row, LNC_CMP_op, c->b->op);
+        ln_row_write(csv.f, &row);
     }
     ln_out_commit(&csv);
 

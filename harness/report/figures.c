@@ -256,10 +256,10 @@ static size_t accuracy_series(figs *F, const char *op, const char *dt, const cha
 
 /* Worst of column col over the input-ok rows of kernel k on dist d (NAN: no such row);
  * *nonfinite adds the non-finite counts. */
-static double worst(const ln_table *t, const char *k, const char *d, const char *col, double *nonfinite)
+static double worst(const ln_table *t, const char *k, const char *d, ln_column col, double *nonfinite)
 {
-    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cv = ln_table_col(t, col),
-        cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
+    int ck = ln_table_column(t, LNC_ACC_kernel), cd = ln_table_column(t, LNC_ACC_dist), cv = ln_table_column(t, col),
+        cnf = ln_table_column(t, LNC_ACC_nonfinite), cin = ln_table_column(t, LNC_ACC_input);
     double w = NAN;
     for (size_t r = 0; r < t->rows; r++) {
         if (strcmp(ln_table_cell(t, r, ck), k) || (d && strcmp(ln_table_cell(t, r, cd), d)) || !ln_input_ok(t, r, cin))
@@ -276,12 +276,12 @@ static void accuracy(figs *F, const char *op, const char *dt)
     const ln_table *t = &F->R->acc[LN_ACC_DEFAULT];
     const char *ks[MAX_KERNELS], *dists[32];
     size_t nk = accuracy_series(F, op, dt, ks), nd = 0;
-    int cd = ln_table_col(t, "dist"), cdt = ln_table_col(t, "dtype");
+    int cd = ln_table_column(t, LNC_ACC_dist), cdt = ln_table_column(t, LNC_ACC_dtype);
     for (size_t r = 0; r < t->rows; r++)
         if (!strcmp(ln_table_cell(t, r, cdt), dt) && !strcmp(ln_row_op(t, r), op))
             ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
     if (!nk || !nd) return;
-    static const char *const cols[2] = {"max_ulp", "max_norm"};
+    static const ln_column cols[2] = {LNC_ACC_max_ulp, LNC_ACC_max_norm};
     double val[MAX_SERIES][32][2], lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0}, fl[2], top[2];
     double nf[MAX_SERIES][32];
     for (size_t i = 0; i < nk; i++)
@@ -327,7 +327,7 @@ static void conditioning(figs *F, const char *dt)
     if (!F->R->have_acc[LN_ACC_CONDITIONING]) return;
     const char *ks[MAX_KERNELS], *dists[32];
     size_t nk = accuracy_series(F, "layernorm", dt, ks), nd = 0; /* make sweeps runs LayerNorm forward */
-    int cd = ln_table_col(t, "dist"), cdt = ln_table_col(t, "dtype");
+    int cd = ln_table_column(t, LNC_ACC_dist), cdt = ln_table_column(t, LNC_ACC_dtype);
     for (size_t r = 0; r < t->rows; r++)
         if (!strcmp(ln_table_cell(t, r, cdt), dt) && !strncmp(ln_table_cell(t, r, cd), "offset:", 7))
             ln_add_unique(dists, &nd, 32, ln_table_cell(t, r, cd));
@@ -338,7 +338,7 @@ static void conditioning(figs *F, const char *dt)
     for (size_t i = 0; i < nk; i++)
         for (size_t j = 0; j < nd; j++) {
             nf[i][j] = 0;
-            val[i][j] = worst(t, ks[i], dists[j], "max_norm", &nf[i][j]);
+            val[i][j] = worst(t, ks[i], dists[j], LNC_ACC_max_norm, &nf[i][j]);
             if (!isnan(val[i][j]) || nf[i][j] > 0) drawn = 1;
             if (val[i][j] > 0 && isfinite(val[i][j]) && nf[i][j] == 0)
                 lo = fmin(lo, val[i][j]), hi = fmax(hi, val[i][j]);
@@ -363,7 +363,7 @@ static void conditioning(figs *F, const char *dt)
     fprintf(v, "\"\nn = %zu\nfloor = %g\ntop = %g\nmmin = %g\nmmax = %g\n", nk, fl, top, mlo, mhi);
     /* where the drawn rows degenerate when stored in the dtype (bf16 keeps 8 bits: N(1e3, 1)
      * is nearly constant), the curves stop: the figure says so */
-    int cin = ln_table_col(t, "input");
+    int cin = ln_table_column(t, LNC_ACC_input);
     double degen = 0;
     const char *what = "";
     for (size_t r = 0; cin >= 0 && r < t->rows; r++) {
@@ -385,9 +385,10 @@ static void eps(figs *F, const char *dt)
 {
     const ln_table *t = &F->R->acc[LN_ACC_EPS];
     if (!F->R->have_acc[LN_ACC_EPS]) return;
-    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cdt = ln_table_col(t, "dtype"),
-        ce = ln_table_col(t, "eps"), cu = ln_table_col(t, "max_ulp"), cnf = ln_table_col(t, "nonfinite"),
-        cin = ln_table_col(t, "input");
+    int ck = ln_table_column(t, LNC_ACC_kernel), cd = ln_table_column(t, LNC_ACC_dist),
+        cdt = ln_table_column(t, LNC_ACC_dtype), ce = ln_table_column(t, LNC_ACC_eps),
+        cu = ln_table_column(t, LNC_ACC_max_ulp), cnf = ln_table_column(t, LNC_ACC_nonfinite),
+        cin = ln_table_column(t, LNC_ACC_input);
     /* panels: the distributions where some kernel is not exact; series: the kernels that are
      * not exact somewhere, worst first */
     const char *dists[8], *ks[MAX_KERNELS];

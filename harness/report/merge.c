@@ -18,12 +18,18 @@ static const char *const kind_file[NKINDS] = {"accuracy.csv", "conditioning.csv"
 /* The columns that name a case (a row is one kernel on one case): two rows with the same key
  * must be the same row. Flags that leave no column (--no-affine, --gamma, --beta) are not in
  * the key: rows that differ by them disagree, and the merge says so. */
-static const char *const acc_key[] = {"kernel", "op", "dtype", "dist", "D", "rows", "eps", "seed", "saved_stats", NULL};
-static const char *const bench_key[] = {"kernel", "op", "dtype", "dist", "D", "rows", "bytes", "eps", "threads", NULL};
-static const char *const hunt_key[] = {"kernel", "dtype", "D", "eps", "seed", NULL};
-static const char *const *const kind_key[NKINDS] = {acc_key, acc_key, acc_key, bench_key, hunt_key};
-/* A column that is a timing of the run itself, not a result: it may differ between copies. */
-static const char *const kind_ignored[NKINDS] = {"ref_seconds", "ref_seconds", "ref_seconds", NULL, NULL};
+static const ln_column acc_key[] = {LNC_ACC_kernel, LNC_ACC_op,  LNC_ACC_dtype, LNC_ACC_dist,        LNC_ACC_D,
+                                    LNC_ACC_rows,   LNC_ACC_eps, LNC_ACC_seed,  LNC_ACC_saved_stats, LN_COLUMNS};
+static const ln_column bench_key[] = {LNC_BENCH_kernel,  LNC_BENCH_op,   LNC_BENCH_dtype, LNC_BENCH_dist,
+                                      LNC_BENCH_D,       LNC_BENCH_rows, LNC_BENCH_bytes, LNC_BENCH_eps,
+                                      LNC_BENCH_threads, LN_COLUMNS};
+static const ln_column hunt_key[] = {LNC_HUNT_kernel, LNC_HUNT_dtype, LNC_HUNT_D,
+                                     LNC_HUNT_eps,    LNC_HUNT_seed,  LN_COLUMNS};
+static const ln_column *const kind_key[NKINDS] = {acc_key, acc_key, acc_key, bench_key, hunt_key};
+/* A column that is a timing of the run itself, not a result: it may differ between copies
+ * (LN_COLUMNS: none). */
+static const ln_column kind_ignored[NKINDS] = {LNC_ACC_ref_seconds, LNC_ACC_ref_seconds, LNC_ACC_ref_seconds,
+                                               LN_COLUMNS, LN_COLUMNS};
 
 typedef struct {
     char path[1100];
@@ -48,7 +54,7 @@ static void find_shard(part *p)
         if (a && !strcmp(a, "--shard")) s = json_string_value(json_array_get(cmd, i + 1));
         else if (a && !strncmp(a, "--shard=", 8)) s = a + 8;
     }
-    if (!s && p->t.rows) s = ln_table_cell(&p->t, 0, ln_table_col(&p->t, "shard"));
+    if (!s && p->t.rows) s = ln_table_cell(&p->t, 0, ln_table_column(&p->t, LNC_HUNT_shard));
     if (!s || sscanf(s, "%u/%u", &p->shard_k, &p->shard_n) != 2 || p->shard_k < 1 || p->shard_k > p->shard_n)
         p->shard_k = p->shard_n = 0;
 }
@@ -62,9 +68,9 @@ static int kind_of_file(const char *path, const ln_table *t)
         size_t n = strlen(kind_file[k]) - 4;
         if (!strncmp(base, kind_file[k], n) && !isalpha((unsigned char)base[n])) return k;
     }
-    if (ln_table_col(t, "gbps") >= 0) return K_BENCH;
-    if (ln_table_col(t, "builtin_ratio") >= 0) return K_HUNT;
-    if (ln_table_col(t, "max_norm") >= 0) return K_ACCURACY;
+    if (ln_table_column(t, LNC_BENCH_gbps) >= 0) return K_BENCH;
+    if (ln_table_column(t, LNC_HUNT_builtin_ratio) >= 0) return K_HUNT;
+    if (ln_table_column(t, LNC_ACC_max_norm) >= 0) return K_ACCURACY;
     return -1;
 }
 
@@ -186,11 +192,11 @@ static char *row_key(const part *p, size_t r, const int *cols, int ncols)
 }
 
 /* The key columns present in the header (an absent column is the same "" in every row). */
-static int key_columns(const ln_table *t, const char *const *names, int *cols, int skip_kernel)
+static int key_columns(const ln_table *t, const ln_column *key, int *cols, int skip_kernel)
 {
     int n = 0;
-    for (int i = 0; names[i]; i++)
-        if (!(skip_kernel && !strcmp(names[i], "kernel"))) cols[n++] = ln_table_col(t, names[i]);
+    for (int i = 0; key[i] != LN_COLUMNS; i++) /* the kernel is each key's first column */
+        if (!(skip_kernel && i == 0)) cols[n++] = ln_table_column(t, key[i]);
     return n;
 }
 
@@ -199,7 +205,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *c
 /* The kernels a part ran, sorted and joined by spaces (malloc'ed). */
 static char *kernel_set(const part *p)
 {
-    int ck = ln_table_col(&p->t, "kernel");
+    int ck = ln_table_column(&p->t, LNC_ACC_kernel); /* the same name in every kind of file */
     const char **names = malloc((p->t.rows + 1) * sizeof *names);
     if (!names) ln_die("out of memory");
     for (size_t r = 0; r < p->t.rows; r++) names[r] = ln_table_cell(&p->t, r, ck);
@@ -294,8 +300,8 @@ static int first_difference(const part *a, size_t ra, const part *b, size_t rb, 
 static void drop_duplicates(int kind, part_list *L, row_ref *refs, size_t nrefs)
 {
     int cols[16], ncols = key_columns(&L->p[0].t, kind_key[kind], cols, 0);
-    int ignored = kind_ignored[kind] ? ln_table_col(&L->p[0].t, kind_ignored[kind]) : -1,
-        ratio = ln_table_col(&L->p[0].t, "ratio");
+    int ignored = kind_ignored[kind] != LN_COLUMNS ? ln_table_column(&L->p[0].t, kind_ignored[kind]) : -1,
+        ratio = ln_table_column(&L->p[0].t, LNC_HUNT_ratio);
     row_ref **sorted = malloc((nrefs + 1) * sizeof *sorted);
     if (!sorted) ln_die("out of memory");
     for (size_t i = 0; i < nrefs; i++) {
@@ -326,8 +332,8 @@ static void drop_duplicates(int kind, part_list *L, row_ref *refs, size_t nrefs)
             ln_die_usage("merge: %s and %s describe one case differently (%s, D %s, %s): %s is %s in one, %s in the "
                          "other%s",
                          pa->path, pb->path, ln_table_cell(&pa->t, kept->row, cols[0]),
-                         ln_table_cell(&pa->t, kept->row, ln_table_col(&pa->t, "D")),
-                         ln_table_cell(&pa->t, kept->row, ln_table_col(&pa->t, "dist")), pa->t.cell[c],
+                         ln_table_cell(&pa->t, kept->row, ln_table_column(&pa->t, LNC_ACC_D)),
+                         ln_table_cell(&pa->t, kept->row, ln_table_column(&pa->t, LNC_ACC_dist)), pa->t.cell[c],
                          ln_table_cell(&pa->t, kept->row, c), ln_table_cell(&pb->t, dup->row, c),
                          kind == K_BENCH ? " (repeated timing runs are pooled by lnbench compare, not merged)" : "");
         dup->keep = 0;

@@ -108,10 +108,11 @@ static void verdict_section(ln_results *R, ln_doc *d)
     int nfail = 0;
     for (int f = 0; f < LN_ACC_FILES; f++) {
         ln_table *t = &R->acc[f];
-        int ck = ln_table_col(t, "kernel"), cv = ln_table_col(t, "verdict"), cin = ln_table_col(t, "input"),
-            cd = ln_table_col(t, "dist"), cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps"),
-            cn = ln_table_col(t, "max_norm"), cb = ln_table_col(t, "bound"), cdom = ln_table_col(t, "domain"),
-            cnf = ln_table_col(t, "nonfinite");
+        int ck = ln_table_column(t, LNC_ACC_kernel), cv = ln_table_column(t, LNC_ACC_verdict),
+            cin = ln_table_column(t, LNC_ACC_input), cd = ln_table_column(t, LNC_ACC_dist),
+            cD = ln_table_column(t, LNC_ACC_D), ce = ln_table_column(t, LNC_ACC_eps),
+            cn = ln_table_column(t, LNC_ACC_max_norm), cb = ln_table_column(t, LNC_ACC_bound),
+            cdom = ln_table_column(t, LNC_ACC_domain), cnf = ln_table_column(t, LNC_ACC_nonfinite);
         for (size_t r = 0; r < t->rows; r++) {
             if (strcmp(ln_table_cell(t, r, cv), "fail") || !ln_input_ok(t, r, cin)) continue;
             if (!nfail++) ln_doc_para(d, "Failures (error above the kernel's own bound):");
@@ -134,8 +135,9 @@ static void verdict_section(ln_results *R, ln_doc *d)
     size_t ng = 0;
     for (int f = 0; f < LN_ACC_FILES; f++) {
         ln_table *t = &R->acc[f];
-        int cin = ln_table_col(t, "input"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"),
-            cD = ln_table_col(t, "D"), ce = ln_table_col(t, "eps");
+        int cin = ln_table_column(t, LNC_ACC_input), cdt = ln_table_column(t, LNC_ACC_dtype),
+            cd = ln_table_column(t, LNC_ACC_dist), cD = ln_table_column(t, LNC_ACC_D),
+            ce = ln_table_column(t, LNC_ACC_eps);
         for (size_t r = 0; r < t->rows; r++) {
             if (ln_input_ok(t, r, cin)) continue;
             const char *dt = ln_table_cell(t, r, cdt), *di = ln_table_cell(t, r, cd), *in = ln_table_cell(t, r, cin),
@@ -283,7 +285,8 @@ static void limits(ln_results *R, ln_doc *d, const char *op)
 static double worst_cr(ln_results *R, const char *kernel)
 {
     const ln_table *t = &R->acc[LN_ACC_DEFAULT];
-    int ck = ln_table_col(t, "kernel"), cc = ln_table_col(t, "cr_frac"), cin = ln_table_col(t, "input");
+    int ck = ln_table_column(t, LNC_ACC_kernel), cc = ln_table_column(t, LNC_ACC_cr_frac),
+        cin = ln_table_column(t, LNC_ACC_input);
     double w = NAN;
     for (size_t r = 0; cc >= 0 && r < t->rows; r++) {
         double v = ln_table_num(t, r, cc);
@@ -580,8 +583,8 @@ static void warnings(ln_results *R, ln_doc *d, const timing_notes *T, const char
     ln_doc_heading(d, 2, "Warnings");
     int any = 0;
     if (R->have_bench) {
-        int ck = ln_table_col(&R->bench, "kernel"), cr = ln_table_col(&R->bench, "regime"),
-            cD = ln_table_col(&R->bench, "D"), ccv = ln_table_col(&R->bench, "cv");
+        int ck = ln_table_column(&R->bench, LNC_BENCH_kernel), cr = ln_table_column(&R->bench, LNC_BENCH_regime),
+            cD = ln_table_column(&R->bench, LNC_BENCH_D), ccv = ln_table_column(&R->bench, LNC_BENCH_cv);
         /* the noisiest first: those are the numbers to distrust */
         size_t *noisy = malloc((R->bench.rows + 1) * sizeof *noisy), n = 0;
         if (!noisy) ln_die("out of memory");
@@ -740,8 +743,9 @@ static void accuracy_details(ln_results *R, ln_doc *d, const char *op)
         "Worst max_norm%s (u) over D and eps; 'input: X' where the drawn rows degenerated in the dtype (not the "
         "kernel's error); non-finite counts where the kernel returned NaN or Inf for a finite exact result.",
         ln_backward_op(op) ? " of dx" : "");
-    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cd = ln_table_col(t, "dist"),
-        cn = ln_table_col(t, "max_norm"), cnf = ln_table_col(t, "nonfinite"), cin = ln_table_col(t, "input");
+    int ck = ln_table_column(t, LNC_ACC_kernel), cdt = ln_table_column(t, LNC_ACC_dtype),
+        cd = ln_table_column(t, LNC_ACC_dist), cn = ln_table_column(t, LNC_ACC_max_norm),
+        cnf = ln_table_column(t, LNC_ACC_nonfinite), cin = ln_table_column(t, LNC_ACC_input);
     const char *dists[32];
     size_t nd = 0;
     for (size_t r = 0; r < t->rows; r++)
@@ -1016,7 +1020,7 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
                                              100 * (1 - ms->median / fast->median), ms->kernel, ms->median);
                 }
                 ln_hardest hd;
-                if (ln_hardest_dist(&R->acc[0], fast->kernel, "max_norm", &hd)) {
+                if (ln_hardest_dist(&R->acc[0], fast->kernel, LNC_ACC_max_norm, &hd)) {
                     if (hd.nonfinite > 0)
                         len += (size_t)snprintf(sentence + len, sizeof sentence - len,
                                                 ". %s returns non-finite outputs (%.0f) on %s", fast->kernel,
@@ -1049,7 +1053,7 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
     ln_doc_fold(d, "Per operator, dtype and regime: fastest, limit, most accurate, hardest input");
     if (R->have_bench) {
         size_t noisy = 0;
-        int ccv = ln_table_col(&R->bench, "cv");
+        int ccv = ln_table_column(&R->bench, LNC_BENCH_cv);
         for (size_t r = 0; r < R->bench.rows; r++) noisy += ln_table_num(&R->bench, r, ccv) > LN_NOISY_CV;
         if (noisy)
             ln_doc_warn(d,
@@ -1131,7 +1135,7 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
                 else snprintf(cost, sizeof cost, "%s", acc && fast ? "not timed" : "-");
                 ln_hardest hd;
                 ln_accstat *fa = fast ? ln_find_acc(R, fast->kernel) : NULL;
-                if (fast && ln_hardest_dist(&R->acc[0], fast->kernel, "max_norm", &hd))
+                if (fast && ln_hardest_dist(&R->acc[0], fast->kernel, LNC_ACC_max_norm, &hd))
                     judged(hard, sizeof hard, &hd, fa ? fa->verdict[1] : 0);
                 else snprintf(hard, sizeof hard, "-");
                 const char *cells[] = {op, dt, rg, who, g, frac, a, cost, hard};
@@ -1175,7 +1179,7 @@ static void hardest_table(ln_results *R, ln_doc *d, const char *op)
     for (size_t k = 0; k < R->nac; k++) {
         ln_accstat *a = &R->ac[k];
         ln_hardest h;
-        if (strcmp(a->op, op) || !ln_hardest_dist(&R->acc[0], a->kernel, "max_norm", &h)) continue;
+        if (strcmp(a->op, op) || !ln_hardest_dist(&R->acc[0], a->kernel, LNC_ACC_max_norm, &h)) continue;
         char b[6][48];
         const char *cells[9] = {a->kernel, a->dtype, h.dist, err(b[0], h.max_norm, h.nonfinite),
                                 err(b[1], h.max_ulp, h.nonfinite)};
@@ -1310,12 +1314,13 @@ static void full_tables(ln_results *R, ln_doc *d)
     if (R->have_bench) {
         ln_doc_heading(d, 3, "bench.csv");
         ln_doc_fold(d, "every row of bench.csv (the file itself is beside this report)");
-        static const char *const cols[] = {"kernel",  "op",   "dtype",    "regime",   "D",  "rows", "dist",
-                                           "threads", "gbps", "gbps_min", "gbps_max", "cv", NULL};
+        static const ln_column cols[] = {LNC_BENCH_kernel, LNC_BENCH_op,       LNC_BENCH_dtype,    LNC_BENCH_regime,
+                                         LNC_BENCH_D,      LNC_BENCH_rows,     LNC_BENCH_dist,     LNC_BENCH_threads,
+                                         LNC_BENCH_gbps,   LNC_BENCH_gbps_min, LNC_BENCH_gbps_max, LNC_BENCH_cv};
         int c[16], n = 0;
         const char *h[16];
-        for (int i = 0; cols[i]; i++)
-            if ((c[n] = ln_table_col(&R->bench, cols[i])) >= 0) h[n++] = cols[i];
+        for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+            if ((c[n] = ln_table_column(&R->bench, cols[i])) >= 0) h[n++] = ln_columns[cols[i]].name;
         ln_doc_table(d, n, "llllrrl", h);
         for (size_t r = 0; r < R->bench.rows; r++) {
             const char *cells[16];
@@ -1330,14 +1335,25 @@ static void full_tables(ln_results *R, ln_doc *d)
         ln_table *t = &R->acc[f];
         ln_doc_heading(d, 3, R->acc_name[f]);
         ln_doc_fold(d, "every row (the file itself is beside this report)");
-        static const char *const cols[] = {
-            "kernel",    "op",    "dist",    "D",      "eps",   "max_ulp",         "max_norm",
-            "nonfinite", "bound", "verdict", "domain", "input", "dgamma_max_norm", "dbeta_max_norm",
-            NULL};
-        int c[16], n = 0, cnf = ln_table_col(t, "nonfinite");
+        static const ln_column cols[] = {LNC_ACC_kernel,
+                                         LNC_ACC_op,
+                                         LNC_ACC_dist,
+                                         LNC_ACC_D,
+                                         LNC_ACC_eps,
+                                         LNC_ACC_max_ulp,
+                                         LNC_ACC_max_norm,
+                                         LNC_ACC_nonfinite,
+                                         LNC_ACC_bound,
+                                         LNC_ACC_verdict,
+                                         LNC_ACC_domain,
+                                         LNC_ACC_input,
+                                         LNC_ACC_dgamma_max_norm,
+                                         LNC_ACC_dbeta_max_norm};
+        int c[16], n = 0, cnf = ln_table_column(t, LNC_ACC_nonfinite);
         const char *h[16];
-        for (int i = 0; cols[i]; i++)
-            if ((c[n] = ln_table_col(t, cols[i])) >= 0) h[n++] = cols[i];
+        ln_column id[16];
+        for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+            if ((c[n] = ln_table_column(t, cols[i])) >= 0) id[n] = cols[i], h[n++] = ln_columns[cols[i]].name;
         ln_doc_table(d, n, "lllrrrrrrlll", h);
         for (size_t r = 0; r < t->rows; r++) {
             const char *cells[16];
@@ -1346,7 +1362,7 @@ static void full_tables(ln_results *R, ln_doc *d)
             for (int i = 0; i < n; i++) {
                 cells[i] = ln_table_cell(t, r, c[i]);
                 /* numbers shortened; an error of a row with non-finite outputs is not a finite number */
-                if (!strcmp(h[i], "max_ulp") || !strcmp(h[i], "max_norm"))
+                if (id[i] == LNC_ACC_max_ulp || id[i] == LNC_ACC_max_norm)
                     cells[i] = err(b[nb++], ln_table_num(t, r, c[i]), ln_table_num(t, r, cnf));
             }
             ln_doc_row(d, cells);

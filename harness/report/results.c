@@ -126,9 +126,11 @@ ln_accstat *ln_find_acc(ln_results *R, const char *kernel)
 static void load_speeds(ln_results *R)
 {
     ln_table *t = &R->bench;
-    int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cr = ln_table_col(t, "regime"),
-        cD = ln_table_col(t, "D"), cg = ln_table_col(t, "gbps"), ccv = ln_table_col(t, "cv"),
-        cdist = ln_table_col(t, "dist"), cmin = ln_table_col(t, "gbps_min"), cmax = ln_table_col(t, "gbps_max");
+    int ck = ln_table_column(t, LNC_BENCH_kernel), cdt = ln_table_column(t, LNC_BENCH_dtype),
+        cr = ln_table_column(t, LNC_BENCH_regime), cD = ln_table_column(t, LNC_BENCH_D),
+        cg = ln_table_column(t, LNC_BENCH_gbps), ccv = ln_table_column(t, LNC_BENCH_cv),
+        cdist = ln_table_column(t, LNC_BENCH_dist), cmin = ln_table_column(t, LNC_BENCH_gbps_min),
+        cmax = ln_table_column(t, LNC_BENCH_gbps_max);
     const char *dist = "";
     for (size_t r = 0; r < t->rows; r++) {
         const char *d = ln_table_cell(t, r, cdist);
@@ -181,9 +183,10 @@ static void load_accuracy(ln_results *R)
     if (!R->ac) ln_die("out of memory");
     for (int f = 0; f < 3; f++) {
         ln_table *t = &R->acc[f];
-        int ck = ln_table_col(t, "kernel"), cdt = ln_table_col(t, "dtype"), cn = ln_table_col(t, "max_norm"),
-            cu = ln_table_col(t, "max_ulp"), cnf = ln_table_col(t, "nonfinite"), cv = ln_table_col(t, "verdict"),
-            cin = ln_table_col(t, "input");
+        int ck = ln_table_column(t, LNC_ACC_kernel), cdt = ln_table_column(t, LNC_ACC_dtype),
+            cn = ln_table_column(t, LNC_ACC_max_norm), cu = ln_table_column(t, LNC_ACC_max_ulp),
+            cnf = ln_table_column(t, LNC_ACC_nonfinite), cv = ln_table_column(t, LNC_ACC_verdict),
+            cin = ln_table_column(t, LNC_ACC_input);
         if (cv >= 0) R->have_verdicts = 1;
         for (size_t r = 0; r < t->rows; r++) {
             const char *k = ln_table_cell(t, r, ck);

@@ -20,8 +20,9 @@ static int op_rank(const char *op)
 
 const char *ln_row_op(const ln_table *t, size_t r)
 {
-    if (ln_is_probe(ln_table_cell(t, r, ln_table_col(t, "kernel")))) return "";
-    const char *op = ln_table_cell(t, r, ln_table_col(t, "op"));
+    /* accuracy and bench files alike: kernel and op have these names in every schema */
+    if (ln_is_probe(ln_table_cell(t, r, ln_table_column(t, LNC_ACC_kernel)))) return "";
+    const char *op = ln_table_cell(t, r, ln_table_column(t, LNC_ACC_op));
     return *op ? op : "layernorm";
 }
 
@@ -57,7 +58,7 @@ void ln_sort_ops(const char **ops, size_t n)
 
 int ln_row_threads(const ln_table *t, size_t r)
 {
-    double v = ln_table_num(t, r, ln_table_col(t, "threads"));
+    double v = ln_table_num(t, r, ln_table_column(t, LNC_BENCH_threads));
     return v >= 1 ? (int)v : 1;
 }
 
@@ -79,9 +80,10 @@ size_t ln_table_threads(const ln_table *t, int *threads, size_t cap)
     return n;
 }
 
-double ln_median_where(const ln_table *t, const char *kernel, const char *regime, int threads, const char *col)
+double ln_median_where(const ln_table *t, const char *kernel, const char *regime, int threads, ln_column col)
 {
-    int ck = ln_table_col(t, "kernel"), cr = ln_table_col(t, "regime"), cv = ln_table_col(t, col);
+    int ck = ln_table_column(t, LNC_BENCH_kernel), cr = ln_table_column(t, LNC_BENCH_regime),
+        cv = ln_table_column(t, col);
     double *v = malloc((t->rows + 1) * sizeof *v);
     if (!v) ln_die("out of memory");
     size_t n = 0;
@@ -107,7 +109,8 @@ static int is_16bit_dtype(const char *dtype) { return !strcmp(dtype, "f16") || !
 
 double ln_limit_at(const ln_table *bench, const char *regime, int threads, const char *dtype, const char **probe)
 {
-    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cg = ln_table_col(bench, "gbps");
+    int ck = ln_table_column(bench, LNC_BENCH_kernel), cr = ln_table_column(bench, LNC_BENCH_regime),
+        cg = ln_table_column(bench, LNC_BENCH_gbps);
     double best = NAN;
     for (size_t r = 0; r < bench->rows; r++) {
         const char *k = ln_table_cell(bench, r, ck);
@@ -148,8 +151,8 @@ static const ln_table *op_bench(const char *dir, const char *op)
 static double limit_in(const ln_table *t, const char *regime, int threads, int want16, const char **probe,
                        double *bytes)
 {
-    int ck = ln_table_col(t, "kernel"), cr = ln_table_col(t, "regime"), cg = ln_table_col(t, "gbps"),
-        cb = ln_table_col(t, "bytes");
+    int ck = ln_table_column(t, LNC_BENCH_kernel), cr = ln_table_column(t, LNC_BENCH_regime),
+        cg = ln_table_column(t, LNC_BENCH_gbps), cb = ln_table_column(t, LNC_BENCH_bytes);
     double size = -1, best = NAN;
     for (int pass = 0; pass < 2; pass++) /* the largest size of the regime, then its best probe there */
         for (size_t r = 0; r < t->rows; r++) {
@@ -218,13 +221,14 @@ const char *ln_size_label(double bytes, char *buf, size_t n)
     return buf;
 }
 
-int ln_hardest_dist(const ln_table *t, const char *kernel, const char *by, ln_hardest *h)
+int ln_hardest_dist(const ln_table *t, const char *kernel, ln_column by, ln_hardest *h)
 {
-    int ck = ln_table_col(t, "kernel"), cd = ln_table_col(t, "dist"), cby = ln_table_col(t, by),
-        cn = ln_table_col(t, "max_norm"), cu = ln_table_col(t, "max_ulp"), cmean = ln_table_col(t, "mean_ulp"),
-        cnf = ln_table_col(t, "nonfinite"), cv = ln_table_col(t, "verdict"), cin = ln_table_col(t, "input"),
-        cdg = ln_table_col(t, "dgamma_max_norm"), cdb = ln_table_col(t, "dbeta_max_norm"),
-        cdom = ln_table_col(t, "domain"), cb = ln_table_col(t, "bound");
+    int ck = ln_table_column(t, LNC_ACC_kernel), cd = ln_table_column(t, LNC_ACC_dist), cby = ln_table_column(t, by),
+        cn = ln_table_column(t, LNC_ACC_max_norm), cu = ln_table_column(t, LNC_ACC_max_ulp),
+        cmean = ln_table_column(t, LNC_ACC_mean_ulp), cnf = ln_table_column(t, LNC_ACC_nonfinite),
+        cv = ln_table_column(t, LNC_ACC_verdict), cin = ln_table_column(t, LNC_ACC_input),
+        cdg = ln_table_column(t, LNC_ACC_dgamma_max_norm), cdb = ln_table_column(t, LNC_ACC_dbeta_max_norm),
+        cdom = ln_table_column(t, LNC_ACC_domain), cb = ln_table_column(t, LNC_ACC_bound);
     *h = (ln_hardest){.dist = "", .fails = cv < 0 ? NAN : 0, .verdict = "", .domain = "", .bound = NAN};
     double hardest = NAN;
     int found = 0;
@@ -263,7 +267,8 @@ size_t ln_scaling_rows(const ln_table *bench, ln_scaling *out, size_t cap)
     int threads[LN_MAX_THREAD_COUNTS];
     size_t nt = ln_table_threads(bench, threads, LN_MAX_THREAD_COUNTS), n = 0;
     if (nt < 2) return 0;
-    int ck = ln_table_col(bench, "kernel"), cr = ln_table_col(bench, "regime"), cdt = ln_table_col(bench, "dtype");
+    int ck = ln_table_column(bench, LNC_BENCH_kernel), cr = ln_table_column(bench, LNC_BENCH_regime),
+        cdt = ln_table_column(bench, LNC_BENCH_dtype);
     for (size_t r = 0; r < bench->rows && n < cap; r++) {
         const char *k = ln_table_cell(bench, r, ck), *rg = ln_table_cell(bench, r, cr);
         if (ln_is_probe(k)) continue;
@@ -272,9 +277,9 @@ size_t ln_scaling_rows(const ln_table *bench, ln_scaling *out, size_t cap)
         if (i < n) continue;
         ln_scaling *s = &out[n];
         *s = (ln_scaling){.kernel = k, .op = ln_row_op(bench, r), .regime = rg};
-        double one = ln_median_where(bench, k, rg, 1, "gbps");
+        double one = ln_median_where(bench, k, rg, 1, LNC_BENCH_gbps);
         for (size_t j = 0; j < nt; j++) {
-            double g = ln_median_where(bench, k, rg, threads[j], "gbps");
+            double g = ln_median_where(bench, k, rg, threads[j], LNC_BENCH_gbps);
             if (isnan(g)) continue;
             s->threads[s->n] = threads[j], s->gbps[s->n] = g, s->speedup[s->n] = g / one;
             s->of_limit[s->n] = g / ln_limit_at(bench, rg, threads[j], ln_table_cell(bench, r, cdt), NULL);

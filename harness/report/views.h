@@ -34,7 +34,7 @@ size_t ln_table_threads(const ln_table *t, int *threads, size_t cap);
 
 /* Median of column col over the rows of kernel in regime at the thread count, NaN values
  * left out; NaN when there is no such row. */
-double ln_median_where(const ln_table *bench, const char *kernel, const char *regime, int threads, const char *col);
+double ln_median_where(const ln_table *bench, const char *kernel, const char *regime, int threads, ln_column col);
 
 /* The machine limit of a regime at a thread count for kernels storing dtype: the best gbps of
  * the probe rows there that move the same element size (probe-*-16 for f16/bf16, when the file
@@ -70,7 +70,7 @@ typedef struct {
     const char *verdict, *domain;
     double bound;
 } ln_hardest;
-int ln_hardest_dist(const ln_table *acc, const char *kernel, const char *by, ln_hardest *h);
+int ln_hardest_dist(const ln_table *acc, const char *kernel, ln_column by, ln_hardest *h);
 
 /* One kernel in one regime across thread counts: median GB/s over D at each count, its ratio to
  * the same kernel's 1-thread median, and its fraction of the limit at the same count. */

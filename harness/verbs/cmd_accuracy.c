@@ -12,32 +12,27 @@
 #include "accuracy.h"
 #include "bench_plan.h"
 #include "cli.h"
+#include "columns.h"
 #include "keep.h"
 #include "meta.h"
 #include "npy.h"
 #include "outfile.h"
 #include "plugin.h"
+#include "problem.h"
 #include "verbs.h"
 
 static const char accuracy_help[] =
     "usage: lnbench accuracy [options]\n"
     "Runs each kernel on each input case and measures its output against the correctly rounded\n"
     "MPFR reference; prints a table and writes one CSV row per kernel and case (results/README.md).\n"
-    "  --kernels LIST  kernel names or globs, comma-separated     (default: every kernel this CPU runs)\n"
-    "  --op OP         %s: the kernels and reference\n"
-    "                  (backward: max_ulp etc. measure dx; dy is normal; docs/ops.md)  (default: layernorm)\n"
+    "Each --D with each --rows; with --dist file:PATH the file's shape, and --D and --rows cannot\n"
+    "be given. --op: the kernels and reference (backward: max_ulp etc. measure dx; dy is normal;\n"
+    "docs/ops.md).\n";
+static const char accuracy_help_more[] =
     "  --saved-stats T backward: the statistics given to the kernels: the exact ones rounded to\n"
     "                  f64 or f32, or kernel:NAME, those a run of forward kernel NAME (of the op's\n"
     "                  forward and the cases' dtype) returns on the same x, gamma, beta, eps;\n"
     "                  dx_saved_* measure dx against the reference with them   (default: f64)\n"
-    "  --dist LIST     input distributions, comma-separated       (default: normal,offset:1e4,const)\n"
-    "                  normal, uniform, offset:M, shifted, outlier:S, heavy, const, zero, tiny, huge,\n"
-    "                  exact, file:PATH (a 2-D float32/float64 .npy whose shape fixes rows x D; --D\n"
-    "                  and --rows cannot be given with it)\n"
-    "  --D LIST        row lengths, comma-separated                (default: 768,4096)\n"
-    "  --rows LIST     rows per case, comma-separated              (default: 16)\n"
-    "  --eps LIST      epsilons added to the variance              (default: 1e-5)\n"
-    "  --seed N        seed of every distribution and of gamma/beta (default: 1)\n"
     "  --no-affine     gamma = 1, beta = 0 (kernels get NULL)      (default: gamma, beta drawn)\n"
     "  --gamma FILE    gamma from a 1-D float32/float64 .npy of D values (default: drawn)\n"
     "  --beta FILE     beta likewise                               (default: drawn)\n"
@@ -60,11 +55,17 @@ static const char accuracy_help[] =
     "when stored in the dtype) or none (no bound claimed); see results/README.md.\n"
     "Ctrl-C stops after the current kernel, writes the rows done so far and exits with 130.\n";
 
-static const char csv_header[] =
-    "kernel,dtype,dist,D,rows,eps,seed,max_ulp,mean_ulp,cr_frac,max_norm,nonfinite,worst_row,worst_col,"
-    "worst_x,worst_y,worst_y_exact,mean_relerr,rstd_relerr,kappa_max,bound,verdict,domain,input,op,"
-    "dgamma_max_ulp,dgamma_max_norm,dbeta_max_ulp,dbeta_max_norm,dgamma_kappa,dbeta_kappa,saved_stats,"
-    "dx_saved_max_ulp,dx_saved_max_norm,rows_judged,rows_set_aside,failed_on,ref_seconds";
+static const ln_problem_spec accuracy_problem = {.verb = "accuracy",
+                                                 .takes = LN_TAKES(LN_OPT_KERNELS) | LN_TAKES(LN_OPT_D) |
+                                                          LN_TAKES(LN_OPT_ROWS) | LN_TAKES(LN_OPT_EPS) |
+                                                          LN_TAKES(LN_OPT_DIST) | LN_TAKES(LN_OPT_SEED),
+                                                 .D_min = 1,
+                                                 .D_max = 1LL << 40,
+                                                 .D = "768,4096",
+                                                 .rows = "16",
+                                                 .eps = "1e-5",
+                                                 .dist = "normal,offset:1e4,const",
+                                                 .seed = "1"};
 
 static volatile sig_atomic_t interrupted;
 
@@ -160,23 +161,17 @@ static void progress_show(progress *pr, const char *kernel, const char *dist, si
 typedef struct {
     const ln_kernel **ks;
     size_t nk;
-    char **dist_items, **D_items, **eps_items;
-    ln_dist *dists;
-    size_t ndist, nD, neps, nrows;
-    size_t *Ds, *rows; /* every --D with every --rows */
-    double *epss;
-    uint64_t seed;
     int affine, quiet, check;
     int out_given, force;          /* --out, --force: the default output is kept unless forced */
     int saved_f32;                 /* --saved-stats f32 */
     const char *saved_kernel_name; /* --saved-stats kernel:NAME */
     const ln_kernel *saved_kernel;
     ln_shard shard;
-    const char *kernels_arg, *dist_arg, *D_arg, *rows_arg, *eps_arg;
     const char *gamma_path, *beta_path, *out_path, *dump_dir;
     ln_npy_array gamma_file, beta_file;
     const char *input_path[LN_MAX_ROLES]; /* --input R=FILE, by R's role in the op */
     ln_npy_array input_file[LN_MAX_ROLES];
+    ln_problem_args pa;          /* --kernels, --dist, --D, --rows, --eps, --seed */
     ln_dtype dtypes[LN_NDTYPES]; /* in the order their first kernel appears */
     size_t ndt;
     size_t total; /* kernel x case rows the run writes */
@@ -202,13 +197,7 @@ static void parse_input(run_options *o, const char *arg)
 static void parse_flags(int argc, char **argv, run_options *o)
 {
     enum {
-        O_KERNELS = 1,
-        O_DIST,
-        O_D,
-        O_ROWS,
-        O_EPS,
-        O_SEED,
-        O_NOAFFINE,
+        O_NOAFFINE = 1,
         O_GAMMA,
         O_BETA,
         O_OUT,
@@ -221,12 +210,7 @@ static void parse_flags(int argc, char **argv, run_options *o)
         O_FORCE,
         O_INPUT
     };
-    static const struct option opts[] = {{"kernels", required_argument, 0, O_KERNELS},
-                                         {"dist", required_argument, 0, O_DIST},
-                                         {"D", required_argument, 0, O_D},
-                                         {"rows", required_argument, 0, O_ROWS},
-                                         {"eps", required_argument, 0, O_EPS},
-                                         {"seed", required_argument, 0, O_SEED},
+    static const struct option opts[] = {LN_PROBLEM_OPTIONS,
                                          {"no-affine", no_argument, 0, O_NOAFFINE},
                                          {"gamma", required_argument, 0, O_GAMMA},
                                          {"beta", required_argument, 0, O_BETA},
@@ -240,23 +224,13 @@ static void parse_flags(int argc, char **argv, run_options *o)
                                          {"force", no_argument, 0, O_FORCE},
                                          {"input", required_argument, 0, O_INPUT},
                                          {0, 0, 0, 0}};
-    *o = (run_options){.dist_arg = "normal,offset:1e4,const",
-                       .eps_arg = "1e-5",
-                       .out_path = "results/accuracy.csv",
-                       .seed = 1,
-                       .affine = 1,
-                       .shard = {0, 1}};
+    *o = (run_options){.out_path = "results/accuracy.csv", .affine = 1, .shard = {0, 1}};
+    ln_problem_args_init(&o->pa, &accuracy_problem);
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case O_KERNELS: o->kernels_arg = optarg; break;
-        case O_DIST: o->dist_arg = optarg; break;
-        case O_D: o->D_arg = optarg; break;
-        case O_ROWS: o->rows_arg = optarg; break;
-        case O_EPS: o->eps_arg = optarg; break;
-        case O_SEED: o->seed = (uint64_t)ln_parse_int(optarg, "--seed", 0, INT64_MAX); break;
         case O_NOAFFINE: o->affine = 0; break;
         case O_GAMMA: o->gamma_path = optarg; break;
         case O_BETA: o->beta_path = optarg; break;
@@ -273,8 +247,9 @@ static void parse_flags(int argc, char **argv, run_options *o)
                 ln_die_usage("--saved-stats: '%s'; valid: f64, f32, kernel:NAME", optarg);
             o->saved_f32 = !strcmp(optarg, "f32");
             break;
-        case O_HELP: printf(accuracy_help, ln_op_list()); exit(0);
+        case O_HELP: ln_problem_help(stdout, accuracy_help, &accuracy_problem, accuracy_help_more); exit(0);
         default:
+            if (ln_problem_arg(&o->pa, c, optarg)) break;
             ln_die_usage("accuracy: unknown option or missing value '%s'; see 'lnbench accuracy --help'",
                          argv[optind - 1]);
         }
@@ -336,30 +311,11 @@ static void find_saved_kernel(run_options *o)
 /* The lists behind the flags: kernels, dists, D, rows, eps, gamma/beta files. */
 static void parse_lists(run_options *o)
 {
-    o->nk = ln_select_kernels(o->kernels_arg ? o->kernels_arg : "*", &o->ks, 0);
-    if (o->nk == 0) ln_die_usage("--kernels: none of the selected kernels runs on this CPU");
-    o->dist_items = ln_split_list(o->dist_arg, "--dist", &o->ndist);
-    o->dists = calloc(o->ndist, sizeof *o->dists);
-    if (!o->dists) ln_die("out of memory");
+    o->nk = ln_problem_kernels(&o->pa, &o->ks);
     int any_file = 0;
-    for (size_t i = 0; i < o->ndist; i++) {
-        ln_dist_parse(o->dist_items[i], &o->dists[i]);
-        any_file |= o->dists[i].kind == LN_DIST_FILE;
-    }
-    if (any_file && (o->D_arg || o->rows_arg))
+    for (size_t i = 0; i < o->pa.ndists; i++) any_file |= o->pa.dists[i].kind == LN_DIST_FILE;
+    if (any_file && (o->pa.given & (LN_TAKES(LN_OPT_D) | LN_TAKES(LN_OPT_ROWS))))
         ln_die_usage("--D and --rows cannot be given with a file: distribution, whose shape fixes them");
-    o->D_items = ln_split_list(o->D_arg ? o->D_arg : "768,4096", "--D", &o->nD);
-    o->Ds = malloc(o->nD * sizeof *o->Ds);
-    if (!o->Ds) ln_die("out of memory");
-    for (size_t i = 0; i < o->nD; i++) o->Ds[i] = (size_t)ln_parse_int(o->D_items[i], "--D", 1, 1LL << 40);
-    o->rows = ln_parse_counts(o->rows_arg ? o->rows_arg : "16", "--rows", 1LL << 40, &o->nrows);
-    o->eps_items = ln_split_list(o->eps_arg, "--eps", &o->neps);
-    o->epss = malloc(o->neps * sizeof *o->epss);
-    if (!o->epss) ln_die("out of memory");
-    for (size_t i = 0; i < o->neps; i++) {
-        o->epss[i] = ln_parse_double(o->eps_items[i], "--eps");
-        if (!(o->epss[i] >= 0)) ln_die_usage("--eps: %s is negative; eps must be >= 0", o->eps_items[i]);
-    }
     if (!o->affine && (o->gamma_path || o->beta_path))
         ln_die_usage("--no-affine cannot be combined with --gamma or --beta");
     if (o->gamma_path) o->gamma_file = read_vector(o->gamma_path, "--gamma");
@@ -378,15 +334,12 @@ static void parse_lists(run_options *o)
 /* A dist's shapes: the file's, or every --D with every --rows (D outer). */
 static size_t shapes_of(const run_options *o, const ln_dist *d)
 {
-    return d->kind == LN_DIST_FILE ? 1 : o->nD * o->nrows;
+    return d->kind == LN_DIST_FILE ? 1 : o->pa.nD * o->pa.nrows;
 }
-static size_t D_of(const run_options *o, const ln_dist *d, size_t s)
+/* The problem of dtype t, dist j, shape s and eps e. */
+static ln_problem problem_of(const run_options *o, ln_dtype t, size_t j, size_t s, size_t e)
 {
-    return d->kind == LN_DIST_FILE ? d->file_D : o->Ds[s / o->nrows];
-}
-static size_t rows_of(const run_options *o, const ln_dist *d, size_t s)
-{
-    return d->kind == LN_DIST_FILE ? d->file_rows : o->rows[s % o->nrows];
+    return ln_problem_at(&o->pa, t, s / o->pa.nrows, s % o->pa.nrows, e, j, 0);
 }
 
 /* Every case's shape against the gamma/beta files and the machine's memory; counts the rows
@@ -396,25 +349,25 @@ static void check_shapes(run_options *o)
     ln_dtype widest = o->dtypes[0];
     for (size_t i = 0; i < o->ndt; i++)
         if (ln_fmt(o->dtypes[i])->size > ln_fmt(widest)->size) widest = o->dtypes[i];
-    for (size_t j = 0; j < o->ndist; j++) {
-        for (size_t s = 0; s < shapes_of(o, &o->dists[j]); s++) {
-            size_t D = D_of(o, &o->dists[j], s);
+    for (size_t j = 0; j < o->pa.ndists; j++) {
+        for (size_t s = 0; s < shapes_of(o, &o->pa.dists[j]); s++) {
+            ln_problem pb = problem_of(o, widest, j, s, 0);
+            size_t D = pb.D;
             if (o->gamma_path && o->gamma_file.cols != D)
                 ln_die_usage("--gamma: file '%s' holds %zu values; D is %zu", o->gamma_path, o->gamma_file.cols, D);
             if (o->beta_path && o->beta_file.cols != D)
                 ln_die_usage("--beta: file '%s' holds %zu values; D is %zu", o->beta_path, o->beta_file.cols, D);
             for (size_t i = 0; i < LN_MAX_ROLES; i++)
-                if (o->input_path[i] &&
-                    (o->input_file[i].cols != D || o->input_file[i].rows != rows_of(o, &o->dists[j], s)))
+                if (o->input_path[i] && (o->input_file[i].cols != D || o->input_file[i].rows != pb.rows))
                     ln_die_usage("--input: file '%s' holds %zu x %zu values; the case is %zu x %zu", o->input_path[i],
-                                 o->input_file[i].rows, o->input_file[i].cols, rows_of(o, &o->dists[j], s), D);
-            check_memory(rows_of(o, &o->dists[j], s), D, widest);
+                                 o->input_file[i].rows, o->input_file[i].cols, pb.rows, D);
+            check_memory(pb.rows, D, widest);
         }
     }
     /* the cases in run order (dtype, dist, shape, eps), as run_all numbers them */
     for (size_t di = 0, i = 0; di < o->ndt; di++)
-        for (size_t j = 0; j < o->ndist; j++)
-            for (size_t s = 0; s < shapes_of(o, &o->dists[j]) * o->neps; s++, i++)
+        for (size_t j = 0; j < o->pa.ndists; j++)
+            for (size_t s = 0; s < shapes_of(o, &o->pa.dists[j]) * o->pa.neps; s++, i++)
                 if (ln_shard_takes(o->shard, i))
                     for (size_t k = 0; k < o->nk; k++) o->total += o->ks[k]->dtype == o->dtypes[di];
 }
@@ -424,14 +377,7 @@ static void free_options(run_options *o)
     free(o->gamma_file.data);
     free(o->beta_file.data);
     for (size_t i = 0; i < LN_MAX_ROLES; i++) free(o->input_file[i].data);
-    free(o->epss);
-    free(o->eps_items);
-    free(o->Ds);
-    free(o->rows);
-    free(o->D_items);
-    for (size_t j = 0; j < o->ndist; j++) ln_dist_free(&o->dists[j]);
-    free(o->dists);
-    free(o->dist_items);
+    ln_problem_args_free(&o->pa);
     free(o->ks);
 }
 
@@ -490,25 +436,51 @@ static void print_failure(FILE *f, const run_options *o, const ln_kernel *k, con
 static void write_csv_row(FILE *f, const ln_kernel *k, const ln_case *cs, const ln_errors *er, const ln_verdict *v,
                           const ln_prepared *p, double ref_seconds)
 {
-    ln_out_csv_field(f, k->name); /* a plugin's kernel name may hold anything */
-    fprintf(f, ",%s,", ln_fmt(cs->dtype)->name);
-    ln_out_csv_field(f, cs->dist.spec);
-    double kappa_max = ln_kappa_max(p), dgamma_kappa = p->dgamma_kappa, dbeta_kappa = p->dbeta_kappa;
+    ln_csv_row r;
+    ln_row_start(&r, LN_SCHEMA_ACC);
+    ln_row_text(&r, LNC_ACC_kernel, k->name);
+    ln_row_text(&r, LNC_ACC_dtype, ln_fmt(cs->dtype)->name);
+    ln_row_text(&r, LNC_ACC_dist, cs->dist.spec);
+    ln_row_count(&r, LNC_ACC_D, cs->D);
+    ln_row_count(&r, LNC_ACC_rows, cs->rows);
+    ln_row_num(&r, LNC_ACC_eps, cs->eps);
+    ln_row_count(&r, LNC_ACC_seed, cs->seed);
+    ln_row_num(&r, LNC_ACC_max_ulp, er->max_ulp);
+    ln_row_num(&r, LNC_ACC_mean_ulp, er->mean_ulp);
+    ln_row_num(&r, LNC_ACC_cr_frac, er->cr_frac);
+    ln_row_num(&r, LNC_ACC_max_norm, er->max_norm);
+    ln_row_count(&r, LNC_ACC_nonfinite, er->nonfinite);
+    ln_row_count(&r, LNC_ACC_worst_row, er->worst_row);
+    ln_row_count(&r, LNC_ACC_worst_col, er->worst_col);
+    ln_row_num(&r, LNC_ACC_worst_x, er->worst_x);
+    ln_row_num(&r, LNC_ACC_worst_y, er->worst_y);
+    ln_row_num(&r, LNC_ACC_worst_y_exact, er->worst_y_exact);
+    ln_row_num(&r, LNC_ACC_mean_relerr, er->mean_relerr);
+    ln_row_num(&r, LNC_ACC_rstd_relerr, er->rstd_relerr);
+    ln_row_num(&r, LNC_ACC_kappa_max, ln_kappa_max(p));
+    ln_row_num(&r, LNC_ACC_bound, v->bound);
+    ln_row_text(&r, LNC_ACC_verdict, ln_verdict_names[v->verdict]);
+    ln_row_text(&r, LNC_ACC_domain, v->domain);
+    ln_row_text(&r, LNC_ACC_input, ln_input_names[v->input]);
+    ln_row_text(&r, LNC_ACC_op, ln_op_name(cs->op));
+    ln_row_num(&r, LNC_ACC_dgamma_max_ulp, er->dgamma_max_ulp);
+    ln_row_num(&r, LNC_ACC_dgamma_max_norm, er->dgamma_max_norm);
+    ln_row_num(&r, LNC_ACC_dbeta_max_ulp, er->dbeta_max_ulp);
+    ln_row_num(&r, LNC_ACC_dbeta_max_norm, er->dbeta_max_norm);
+    ln_row_num(&r, LNC_ACC_dgamma_kappa, p->dgamma_kappa);
+    ln_row_num(&r, LNC_ACC_dbeta_kappa, p->dbeta_kappa);
+    char saved[512] = "";
+    if (cs->saved_kernel) snprintf(saved, sizeof saved, "kernel:%s", cs->saved_kernel->name);
+    else if (ln_ops[cs->op].forward != cs->op) strcpy(saved, cs->saved_f32 ? "f32" : "f64"); /* reads saved stats */
+    ln_row_text(&r, LNC_ACC_saved_stats, saved);
+    ln_row_num(&r, LNC_ACC_dx_saved_max_ulp, er->dx_saved_max_ulp);
+    ln_row_num(&r, LNC_ACC_dx_saved_max_norm, er->dx_saved_max_norm);
+    ln_row_count(&r, LNC_ACC_rows_judged, v->rows_judged);
+    ln_row_count(&r, LNC_ACC_rows_set_aside, v->rows_set_aside);
+    ln_row_text(&r, LNC_ACC_failed_on, v->failed_on);
     /* ref_seconds last: the one column that differs between two runs of the same cases */
-    fprintf(
-        f, ",%zu,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s",
-        cs->D, cs->rows, cs->eps, (unsigned long long)cs->seed, er->max_ulp, er->mean_ulp, er->cr_frac, er->max_norm,
-        er->nonfinite, er->worst_row, er->worst_col, er->worst_x, er->worst_y, er->worst_y_exact, er->mean_relerr,
-        er->rstd_relerr, kappa_max, v->bound, ln_verdict_names[v->verdict], v->domain, ln_input_names[v->input]);
-    fprintf(f, ",%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", ln_op_name(cs->op), er->dgamma_max_ulp, er->dgamma_max_norm,
-            er->dbeta_max_ulp, er->dbeta_max_norm, dgamma_kappa, dbeta_kappa);
-    if (cs->saved_kernel) {
-        char saved[512];
-        snprintf(saved, sizeof saved, "kernel:%s", cs->saved_kernel->name);
-        ln_out_csv_field(f, saved);
-    } else if (ln_ops[cs->op].forward != cs->op) fputs(cs->saved_f32 ? "f32" : "f64", f); /* reads saved stats */
-    fprintf(f, ",%.17g,%.17g,%zu,%zu,%s,%.17g\n", er->dx_saved_max_ulp, er->dx_saved_max_norm, v->rows_judged,
-            v->rows_set_aside, v->failed_on, ref_seconds);
+    ln_row_num(&r, LNC_ACC_ref_seconds, ref_seconds);
+    ln_row_write(f, &r);
 }
 
 static void print_table_header(void)
@@ -603,21 +575,14 @@ static void run_all(const run_options *o, run_state *st)
 {
     size_t case_index = 0;
     for (size_t di = 0; di < o->ndt && !interrupted; di++)
-        for (size_t j = 0; j < o->ndist && !interrupted; j++) {
-            const ln_dist *d = &o->dists[j];
-            for (size_t s = 0; s < shapes_of(o, d) && !interrupted; s++)
-                for (size_t e = 0; e < o->neps && !interrupted; e++) {
+        for (size_t j = 0; j < o->pa.ndists && !interrupted; j++) {
+            for (size_t s = 0; s < shapes_of(o, &o->pa.dists[j]) && !interrupted; s++)
+                for (size_t e = 0; e < o->pa.neps && !interrupted; e++) {
                     if (!ln_shard_takes(o->shard, case_index++)) continue;
-                    ln_case cs = {.dtype = o->dtypes[di],
-                                  .dist = *d,
-                                  .eps = o->epss[e],
-                                  .seed = o->seed,
+                    ln_case cs = {.problem = problem_of(o, o->dtypes[di], j, s, e),
                                   .affine = o->affine,
-                                  .D = D_of(o, d, s),
-                                  .rows = rows_of(o, d, s),
                                   .gamma_src = o->gamma_file.data,
                                   .beta_src = o->beta_file.data,
-                                  .op = ln_cli_op,
                                   .saved_f32 = o->saved_f32,
                                   .saved_kernel = o->saved_kernel};
                     for (size_t i = 0; i < LN_MAX_ROLES; i++) cs.input_src[i] = o->input_file[i].data;
@@ -632,7 +597,7 @@ static void commit_results(run_options *o, ln_outfile *out, ln_outfile *meta, in
     char shard[32]; /* K/N, so that a merge of the shards can tell which are missing */
     snprintf(shard, sizeof shard, "%u/%u", o->shard.index + 1, o->shard.count);
     /* main passes argv + 1: include the program */
-    ln_meta_write_json_extra(meta->f, o->seed, argc + 1, argv - 1, "shard", shard);
+    ln_meta_write_json_extra(meta->f, o->pa.seed, argc + 1, argv - 1, "shard", shard);
     fputc('\n', meta->f);
     ln_out_commit(meta);
     ln_out_commit(out);
@@ -672,7 +637,7 @@ int cmd_accuracy(int argc, char **argv)
     ln_keep_results("accuracy", o.out_path, o.out_given, o.force);
     ln_out_open(&out, o.out_path);
     ln_out_open(&meta, meta_path); /* opened now so that a long run cannot end unwritable */
-    fprintf(out.f, "%s\n", csv_header);
+    ln_schema_write_header(out.f, LN_SCHEMA_ACC);
 
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);

@@ -17,6 +17,7 @@
 #include "gbench.h"
 #include "meta.h"
 #include "outfile.h"
+#include "problem.h"
 #include "results.h"
 #include "tuning.h"
 #include "verbs.h"
@@ -27,17 +28,11 @@ static const char bench_help[] =
     "(probe-copy: read x, write y = a*x + b with ordinary stores; probe-stream: non-temporal\n"
     "stores; beside 16-bit kernels also probe-copy-16, probe-stream-16 on fp16 storage), and\n"
     "reports GB/s (x read + y written, 1e9 B/s), rows/s and each kernel's fraction of the\n"
-    "probe-copy rate of its element size (bw_fraction).\n"
-    "  --kernels LIST   names or globs, comma-separated (default: every kernel this CPU runs)\n"
-    "  --D LIST         row lengths (default 768,1024,4096,8192,16384)\n"
+    "probe-copy rate of its element size (bw_fraction). Every case at each --threads count, the\n"
+    "rows (the probes their arrays) split over the threads.\n";
+static const char bench_help_more[] =
     "  --bytes LIST     sizes of x, K/M/G suffixes; rows = size / (D x element size)\n"
     "                   (default 1M,256M: cache-resident and memory-resident)\n"
-    "  --rows LIST      row counts instead of --bytes\n"
-    "  --dist LIST      input distributions, as for accuracy (default normal)\n"
-    "  --eps LIST       epsilons (default 1e-5)\n"
-    "  --seed N         seed of the inputs (default 1)\n"
-    "  --threads LIST   threads per call, each on its own CPU, splitting the rows (the probes\n"
-    "                   their arrays): every case at each count (default 1; at most the online CPUs)\n"
     "  --max-call-seconds S  skip a case whose one call would take over S seconds, judged from\n"
     "                   the same kernel's rate at the next smaller size (default 0: no limit)\n"
     "  --quiet          no Google Benchmark console report and no table (a progress line on\n"
@@ -53,6 +48,19 @@ static const char bench_help[] =
     "--benchmark_enable_random_interleaving=true. Defaults here: 5 repetitions, min time 0.05 s,\n"
     "aggregates only on the console. The probes always run, whatever the filter; a filter that\n"
     "leaves no kernel benchmark exits 2.\n";
+
+static const ln_problem_spec bench_problem = {
+    .verb = "bench",
+    .takes = LN_TAKES(LN_OPT_KERNELS) | LN_TAKES(LN_OPT_D) | LN_TAKES(LN_OPT_ROWS) | LN_TAKES(LN_OPT_EPS) |
+             LN_TAKES(LN_OPT_DIST) | LN_TAKES(LN_OPT_SEED) | LN_TAKES(LN_OPT_THREADS),
+    .D_min = 1,
+    .D_max = 1 << 24,
+    .D = "768,1024,4096,8192,16384",
+    .eps = "1e-5",
+    .dist = "normal",
+    .seed = "1",
+    .threads = "1",
+    .rows_note = "instead of --bytes"};
 
 /* Google Benchmark's part of the command line. */
 typedef struct {
@@ -212,14 +220,8 @@ int cmd_bench(int argc, char **argv)
     gb_flags gbf = {0};
     split_gbench_flags(&argc, argv, &gbf);
 
-    static const struct option opts[] = {{"kernels", required_argument, 0, 'k'},
-                                         {"D", required_argument, 0, 'D'},
+    static const struct option opts[] = {LN_PROBLEM_OPTIONS,
                                          {"bytes", required_argument, 0, 'b'},
-                                         {"rows", required_argument, 0, 'r'},
-                                         {"dist", required_argument, 0, 'd'},
-                                         {"eps", required_argument, 0, 'e'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"threads", required_argument, 0, 't'},
                                          {"out", required_argument, 0, 'o'},
                                          {"max-call-seconds", required_argument, 0, 'm'},
                                          {"quiet", no_argument, 0, 'q'},
@@ -227,22 +229,15 @@ int cmd_bench(int argc, char **argv)
                                          {"force", no_argument, 0, 'F'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *kernels = "*", *Ds = "768,1024,4096,8192,16384", *bytes_list = NULL, *rows_list = NULL,
-               *dists = "normal", *epss = "1e-5", *threads_list = "1", *out = "results/bench.csv", *tuning_path = NULL;
+    const char *bytes_list = NULL, *out = "results/bench.csv", *tuning_path = NULL;
     ln_bench_run_options ro = {0};
-    uint64_t seed = 1;
+    ln_problem_args pa;
+    ln_problem_args_init(&pa, &bench_problem);
     int c, out_given = 0, force = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'k': kernels = optarg; break;
-        case 'D': Ds = optarg; break;
         case 'b': bytes_list = optarg; break;
-        case 'r': rows_list = optarg; break;
-        case 'd': dists = optarg; break;
-        case 'e': epss = optarg; break;
-        case 's': seed = (uint64_t)ln_parse_int(optarg, "--seed", 0, INT64_MAX); break;
-        case 't': threads_list = optarg; break;
         case 'o': out = optarg, out_given = 1; break;
         case 'F': force = 1; break;
         case 'm':
@@ -251,30 +246,33 @@ int cmd_bench(int argc, char **argv)
             break;
         case 'q': ro.quiet = 1; break;
         case 'T': tuning_path = optarg; break;
-        case 'h': return fputs(bench_help, stdout), 0;
-        default: ln_die_usage("bench: see 'lnbench bench --help'");
+        case 'h':
+            ln_problem_help(stdout, bench_help, &bench_problem, bench_help_more);
+            ln_problem_args_free(&pa);
+            free(gbf.argv), free(orig_argv), free(gbf.filter_flag); /* so the leak checker keeps status 0 */
+            return 0;
+        default:
+            if (!ln_problem_arg(&pa, c, optarg)) ln_die_usage("bench: see 'lnbench bench --help'");
         }
     }
     if (optind < argc) ln_die_usage("bench: unexpected argument '%s'", argv[optind]);
-    if (bytes_list && rows_list) ln_die_usage("bench: give --bytes or --rows, not both");
-    if (!bytes_list && !rows_list) bytes_list = "1M,256M";
+    int rows_given = (pa.given & LN_TAKES(LN_OPT_ROWS)) != 0;
+    if (bytes_list && rows_given) ln_die_usage("bench: give --bytes or --rows, not both");
+    if (!bytes_list && !rows_given) bytes_list = "1M,256M";
 
-    ln_bench_grid g = {.sizes_are_bytes = bytes_list != NULL, .seed = seed};
-    g.threads = ln_parse_threads(threads_list, &g.nthreads);
-    g.nkernels = ln_select_kernels(kernels, &g.kernels, 0);
-    if (g.nkernels == 0) ln_die_usage("bench: none of the kernels selected can run on this CPU");
-    size_t *Dv = ln_parse_counts(Ds, "--D", 1 << 24, &g.nD);
-    size_t *sizes =
-        bytes_list ? ln_parse_sizes(bytes_list, &g.nsizes) : ln_parse_counts(rows_list, "--rows", 1LL << 32, &g.nsizes);
-    char **dist_specs = ln_split_list(dists, "--dist", &g.ndists);
-    ln_dist *dv = malloc(g.ndists * sizeof *dv);
-    char **eps_items = ln_split_list(epss, "--eps", &g.neps);
-    double *ev = malloc(g.neps * sizeof *ev);
-    if (!dv || !ev) ln_die("out of memory");
-    for (size_t i = 0; i < g.ndists; i++) ln_dist_parse(dist_specs[i], &dv[i]);
-    for (size_t i = 0; i < g.neps; i++)
-        if ((ev[i] = ln_parse_double(eps_items[i], "--eps")) < 0) ln_die_usage("--eps: '%s' is negative", eps_items[i]);
-    g.D = Dv, g.sizes = sizes, g.dists = dv, g.eps = ev;
+    ln_bench_grid g = {.sizes_are_bytes = bytes_list != NULL,
+                       .seed = pa.seed,
+                       .threads = pa.threads,
+                       .nthreads = pa.nthreads,
+                       .D = pa.D,
+                       .nD = pa.nD,
+                       .dists = pa.dists,
+                       .ndists = pa.ndists,
+                       .eps = pa.eps,
+                       .neps = pa.neps};
+    g.nkernels = ln_problem_kernels(&pa, &g.kernels);
+    size_t *sizes = bytes_list ? ln_parse_sizes(bytes_list, &g.nsizes) : NULL;
+    g.sizes = bytes_list ? sizes : pa.rows, g.nsizes = bytes_list ? g.nsizes : pa.nrows;
     size_t ncases;
     ln_bench_case *cases = ln_bench_plan(&g, &ncases);
     int *tuned_params = NULL;
@@ -320,7 +318,7 @@ int cmd_bench(int argc, char **argv)
                 "lnbench: warning: running under an emulator (%s): these timings measure the emulator, not "
                 "this architecture's CPU; the accuracy results stand\n",
                 ln_emulator());
-    ln_meta_fields(seed, orig_argc, orig_argv, add_context_field, NULL);
+    ln_meta_fields(pa.seed, orig_argc, orig_argv, add_context_field, NULL);
     ln_gb_add_context("lnbench_bytes_counted", "x read + y written per call; gamma and beta excluded");
     if (*tuning) ln_gb_add_context("lnbench_tuning", tuning);
     ln_gb_result *res;
@@ -329,13 +327,12 @@ int cmd_bench(int argc, char **argv)
         if (nres == 0)
             ln_die("bench: no benchmark ran (does --benchmark_filter match any? see --benchmark_list_tests=true)");
         ln_out_commit(&json);
-        write_results(cases, ncases, res, nres, &csv, out, json_path, &ro, seed, orig_argc, orig_argv, tuning);
+        write_results(cases, ncases, res, nres, &csv, out, json_path, &ro, pa.seed, orig_argc, orig_argv, tuning);
     }
 
     free(res), free(cases), free(tuned_params), free(json_default), free(gbf.out_flag);
-    for (size_t i = 0; i < g.ndists; i++) ln_dist_free(&dv[i]);
-    free(dv), free(ev), free(eps_items), free(dist_specs), free(Dv), free(sizes), free(g.kernels),
-        free((void *)g.threads);
+    free(sizes), free(g.kernels);
+    ln_problem_args_free(&pa);
     free(gbf.argv), free(orig_argv), free(gbf.filter_flag);
     return 0;
 }

@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "columns.h"
 #include "hunt.h"
 #include "meta.h"
 #include "npy.h"
 #include "outfile.h"
 #include "plugin.h"
+#include "problem.h"
 #include "replay.h"
 #include "verbs.h"
 
@@ -22,19 +24,16 @@ static const char hunt_help[] =
     "and, separately, its largest ulp error: starting from every row of the built-in distributions\n"
     "(the baseline it is compared with), by local moves and constructions, scored in double-double\n"
     "and confirmed with the MPFR reference (docs/hunt.md). Every op of kernels/ops.def: a row is\n"
-    "every rows x D input of the op (x, and dy for the backward ops), all searched.\n"
-    "  --op OP         %s: the kernels searched       (default: layernorm)\n"
+    "every rows x D input of the op (x, and dy for the backward ops), all searched; one search\n"
+    "per kernel, D and eps. --seed: of the built-in rows, gamma/beta and the moves.\n";
+static const char hunt_help_more[] =
+    "  --kernel LIST   the same as --kernels\n"
     "  --every-op      every op of the table in turn, each with its kernels that --kernel matches\n"
     "                  (make hunt)\n"
-    "  --kernels LIST  kernel names or globs, comma-separated (or --kernel)\n"
-    "                                                              (default: every kernel this CPU runs)\n"
-    "  --D LIST        row lengths, comma-separated                (default: 768)\n"
-    "  --eps E         epsilon added to the variance               (default: 1e-5)\n"
     "  --seconds S     search time per kernel                      (default: 30)\n"
     "  --evals N       search budget in kernel runs instead: the same seed and N give the same rows\n"
     "                  on every machine                            (default: none)\n"
     "  --starts N      independent searches the budget is split over (default: 4)\n"
-    "  --seed N        seed of the built-in rows, gamma/beta and the moves (default: 1)\n"
     "  --shard K/N     run the starts s with s mod N = K - 1 (N machines: K = 1..N; docs/shards.md)\n"
     "  --out DIR       the rows found: DIR/<kernel>-D<D>-eps<eps>-{ratio,ulp}.npy (x, loadable with\n"
     "                  --dist file:PATH; the op's other inputs in -{ratio,ulp}-<input>.npy, loadable\n"
@@ -46,10 +45,14 @@ static const char hunt_help[] =
     "  --help          this text\n"
     "Exit status 0 when every verdict is pass, outside or none; 1 when a kernel broke its bound.\n";
 
-static const char csv_header[] =
-    "kernel,dtype,D,eps,seed,max_norm,bound,kappa,ratio,builtin_ratio,builtin_ratio_dist,gain,max_ulp,"
-    "builtin_max_ulp,builtin_ulp_dist,verdict,ulp_row_verdict,seconds,evaluations,ratio_found_s,ulp_found_s,shard,"
-    "repro,repro_ulp,op";
+static const ln_problem_spec hunt_problem = {.verb = "hunt",
+                                             .takes = LN_TAKES(LN_OPT_KERNELS) | LN_TAKES(LN_OPT_D) |
+                                                      LN_TAKES(LN_OPT_EPS) | LN_TAKES(LN_OPT_SEED),
+                                             .D_min = 2,
+                                             .D_max = 65535,
+                                             .D = "768",
+                                             .eps = "1e-5",
+                                             .seed = "1"};
 
 /* The shortest decimal that reads back as v: "1e-05", not "1.0000000000000001e-05". */
 static const char *shortest(double v, char *buf, size_t len)
@@ -155,41 +158,14 @@ static size_t kernels_of_every_op(const char *list, const ln_kernel ***out)
     return n;
 }
 
-static void csv_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int cmd_hunt(int argc, char **argv)
 {
-    enum {
-        O_KERNEL = 1,
-        O_D,
-        O_EPS,
-        O_SECONDS,
-        O_EVALS,
-        O_STARTS,
-        O_SEED,
-        O_SHARD,
-        O_OUT,
-        O_CSV,
-        O_QUIET,
-        O_HELP,
-        O_EVERY_OP
-    };
-    static const struct option opts[] = {{"kernel", required_argument, 0, O_KERNEL},
-                                         {"kernels", required_argument, 0, O_KERNEL},
-                                         {"D", required_argument, 0, O_D},
-                                         {"eps", required_argument, 0, O_EPS},
+    enum { O_SECONDS = 1, O_EVALS, O_STARTS, O_SHARD, O_OUT, O_CSV, O_QUIET, O_HELP, O_EVERY_OP };
+    static const struct option opts[] = {LN_PROBLEM_OPTIONS,
+                                         {"kernel", required_argument, 0, LN_OPT_KERNELS},
                                          {"seconds", required_argument, 0, O_SECONDS},
                                          {"evals", required_argument, 0, O_EVALS},
                                          {"starts", required_argument, 0, O_STARTS},
-                                         {"seed", required_argument, 0, O_SEED},
                                          {"shard", required_argument, 0, O_SHARD},
                                          {"out", required_argument, 0, O_OUT},
                                          {"csv", required_argument, 0, O_CSV},
@@ -197,19 +173,15 @@ int cmd_hunt(int argc, char **argv)
                                          {"help", no_argument, 0, O_HELP},
                                          {"every-op", no_argument, 0, O_EVERY_OP},
                                          {0, 0, 0, 0}};
-    const char *kernels = "*", *out_dir = "results/hunt", *csv_path = NULL, *D_list = "768";
-    ln_hunt_config cfg = {.D = 768, .eps = 1e-5, .seed = 1, .seconds = 30, .starts = 4, .shard = {0, 1}, .progress = 1};
+    const char *out_dir = "results/hunt", *csv_path = NULL;
+    ln_hunt_config cfg = {.seconds = 30, .starts = 4, .shard = {0, 1}, .progress = 1};
+    ln_problem_args pa;
+    ln_problem_args_init(&pa, &hunt_problem);
     int evals_given = 0, seconds_given = 0, every_op = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case O_KERNEL: kernels = optarg; break;
-        case O_D: D_list = optarg; break;
-        case O_EPS:
-            cfg.eps = ln_parse_double(optarg, "--eps");
-            if (!(cfg.eps >= 0)) ln_die_usage("--eps: %s is negative; eps must be >= 0", optarg);
-            break;
         case O_SECONDS:
             cfg.seconds = ln_parse_double(optarg, "--seconds");
             if (!(cfg.seconds > 0)) ln_die_usage("--seconds: %s is not positive", optarg);
@@ -217,30 +189,28 @@ int cmd_hunt(int argc, char **argv)
             break;
         case O_EVALS: cfg.evals = (uint64_t)ln_parse_int(optarg, "--evals", 1, INT64_MAX), evals_given = 1; break;
         case O_STARTS: cfg.starts = (unsigned)ln_parse_int(optarg, "--starts", 1, 1 << 20); break;
-        case O_SEED: cfg.seed = (uint64_t)ln_parse_int(optarg, "--seed", 0, INT64_MAX); break;
         case O_SHARD: cfg.shard = ln_parse_shard(optarg); break;
         case O_OUT: out_dir = optarg; break;
         case O_CSV: csv_path = optarg; break;
         case O_QUIET: cfg.progress = 0; break;
         case O_EVERY_OP: every_op = 1; break;
-        case O_HELP: printf(hunt_help, ln_op_list()); return 0;
+        case O_HELP:
+            ln_problem_help(stdout, hunt_help, &hunt_problem, hunt_help_more);
+            ln_problem_args_free(&pa);
+            return 0;
         default:
+            if (ln_problem_arg(&pa, c, optarg)) break;
             ln_die_usage("hunt: unknown option or missing value '%s'; see 'lnbench hunt --help'", argv[optind - 1]);
         }
     }
     if (optind < argc) ln_die_usage("hunt: unexpected argument '%s'", argv[optind]);
     if (evals_given && seconds_given) ln_die_usage("hunt: give --seconds or --evals, not both");
     if (evals_given) cfg.seconds = 0;
-    size_t nD;
-    char **D_items = ln_split_list(D_list, "--D", &nD);
-    size_t *Ds = malloc(nD * sizeof *Ds);
-    if (!Ds) ln_die("out of memory");
-    for (size_t i = 0; i < nD; i++) Ds[i] = (size_t)ln_parse_int(D_items[i], "--D", 2, 65535);
 
     const ln_kernel **ks;
     if (every_op && ln_cli_op_given) ln_die_usage("hunt: give --op or --every-op, not both");
-    size_t nk = every_op ? kernels_of_every_op(kernels, &ks) : ln_select_kernels(kernels, &ks, 0);
-    if (nk == 0) ln_die_usage("--kernel: none of the selected %s kernels runs on this CPU", ln_op_name(ln_cli_op));
+    size_t nk = every_op ? kernels_of_every_op(pa.kernels ? pa.kernels : "*", &ks) : ln_problem_kernels(&pa, &ks);
+    if (nk == 0) ln_die_usage("--kernels: none of the selected kernels of any op runs on this CPU");
     ln_print_skip_note();
     char csv_default[4200], meta_path[4300];
     if (!csv_path) {
@@ -251,15 +221,18 @@ int cmd_hunt(int argc, char **argv)
     ln_outfile out, meta;
     ln_out_open(&out, csv_path); /* also creates out_dir when the CSV is in it */
     ln_out_open(&meta, meta_path);
-    fprintf(out.f, "%s\n", csv_header);
+    ln_schema_write_header(out.f, LN_SCHEMA_HUNT);
 
     int failed = 0;
-    for (size_t step = 0; step < nD * nk; step++) {
+    /* D outer, then eps, then kernel */
+    size_t nsteps = pa.nD * pa.neps * nk;
+    for (size_t step = 0; step < nsteps; step++) {
         size_t i = step % nk;
-        cfg.D = Ds[step / nk], cfg.k = ks[i];
+        cfg.problem = ln_problem_at(&pa, ks[i]->dtype, step / nk / pa.neps, 0, step / nk % pa.neps, 0, 0);
+        cfg.op = ks[i]->op, cfg.k = ks[i];
         if (cfg.progress && cfg.seconds > 0) /* a search takes its --seconds: the time left is known */
-            fprintf(stderr, "hunt: %s at D %zu (%zu of %zu): about %.0f s left\n", ks[i]->name, cfg.D, step + 1,
-                    nD * nk, cfg.seconds * (double)(nD * nk - step));
+            fprintf(stderr, "hunt: %s at D %zu (%zu of %zu): about %.0f s left\n", ks[i]->name, cfg.D, step + 1, nsteps,
+                    cfg.seconds * (double)(nsteps - step));
         ln_hunt_result r;
         ln_hunt_run(&cfg, &r);
         char st[4200], repro[9000], repro_ulp[9000];
@@ -285,24 +258,43 @@ int cmd_hunt(int argc, char **argv)
                (unsigned long long)r.evals, r.seconds, w->found_after, u->found_after, st, repro, repro_ulp);
         printf("  to keep a row as a regression test: mv %s-ratio tests/regress/fuzz_kernels/<name>\n", st);
         fflush(stdout);
-        ln_out_csv_field(out.f, ks[i]->name); /* a plugin's name may hold a comma */
-        fprintf(out.f,
-                ",%s,%zu,%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%s,%s,%s,%.3f,%llu,%.3f,%.3f,%"
-                "u/%u,",
-                ln_fmt(ks[i]->dtype)->name, cfg.D, cfg.eps, (unsigned long long)cfg.seed, w->max_norm, w->bound,
-                w->kappa, w->ratio, r.builtin_ratio.ratio, r.builtin_ratio_dist, gain, u->max_ulp,
-                r.builtin_ulp.max_ulp, r.builtin_ulp_dist, verdict, u->verdict, r.seconds, (unsigned long long)r.evals,
-                w->found_after, u->found_after, cfg.shard.index + 1, cfg.shard.count);
-        csv_quoted(out.f, repro);
-        fputc(',', out.f);
-        csv_quoted(out.f, repro_ulp);
-        fprintf(out.f, ",%s\n", ln_op_name(ks[i]->op));
+        char shard[32];
+        snprintf(shard, sizeof shard, "%u/%u", cfg.shard.index + 1, cfg.shard.count);
+        ln_csv_row row;
+        ln_row_start(&row, LN_SCHEMA_HUNT);
+        ln_row_text(&row, LNC_HUNT_kernel, ks[i]->name);
+        ln_row_text(&row, LNC_HUNT_dtype, ln_fmt(ks[i]->dtype)->name);
+        ln_row_count(&row, LNC_HUNT_D, cfg.D);
+        ln_row_num(&row, LNC_HUNT_eps, cfg.eps);
+        ln_row_count(&row, LNC_HUNT_seed, cfg.seed);
+        ln_row_num(&row, LNC_HUNT_max_norm, w->max_norm);
+        ln_row_num(&row, LNC_HUNT_bound, w->bound);
+        ln_row_num(&row, LNC_HUNT_kappa, w->kappa);
+        ln_row_num(&row, LNC_HUNT_ratio, w->ratio);
+        ln_row_num(&row, LNC_HUNT_builtin_ratio, r.builtin_ratio.ratio);
+        ln_row_text(&row, LNC_HUNT_builtin_ratio_dist, r.builtin_ratio_dist);
+        ln_row_num(&row, LNC_HUNT_gain, gain);
+        ln_row_num(&row, LNC_HUNT_max_ulp, u->max_ulp);
+        ln_row_num(&row, LNC_HUNT_builtin_max_ulp, r.builtin_ulp.max_ulp);
+        ln_row_text(&row, LNC_HUNT_builtin_ulp_dist, r.builtin_ulp_dist);
+        ln_row_text(&row, LNC_HUNT_verdict, verdict);
+        ln_row_text(&row, LNC_HUNT_ulp_row_verdict, u->verdict);
+        ln_row_num(&row, LNC_HUNT_seconds, r.seconds);
+        ln_row_count(&row, LNC_HUNT_evaluations, r.evals);
+        ln_row_num(&row, LNC_HUNT_ratio_found_s, w->found_after);
+        ln_row_num(&row, LNC_HUNT_ulp_found_s, u->found_after);
+        ln_row_text(&row, LNC_HUNT_shard, shard);
+        ln_row_text(&row, LNC_HUNT_repro, repro);
+        ln_row_text(&row, LNC_HUNT_repro_ulp, repro_ulp);
+        ln_row_text(&row, LNC_HUNT_op, ln_op_name(ks[i]->op));
+        ln_row_write(out.f, &row);
         ln_hunt_result_free(&r);
     }
-    ln_meta_write_json(meta.f, cfg.seed, argc + 1, argv - 1);
+    ln_meta_write_json(meta.f, pa.seed, argc + 1, argv - 1);
     fputc('\n', meta.f);
     ln_out_commit(&meta);
     ln_out_commit(&out);
-    free(ks), free(Ds), free(D_items);
+    free(ks);
+    ln_problem_args_free(&pa);
     return failed;
 }

@@ -60,13 +60,13 @@ static void probe_lines(const ln_table *bench, int threads)
            "bw mem");
     const char *probes[] = {"probe-copy", "probe-stream", "probe-copy-16", "probe-stream-16"};
     for (int i = 0; i < 4; i++) {
-        double cache = ln_median_where(bench, probes[i], "cache", threads, "gbps");
-        double mem = ln_median_where(bench, probes[i], "memory", threads, "gbps");
+        double cache = ln_median_where(bench, probes[i], "cache", threads, LNC_BENCH_gbps);
+        double mem = ln_median_where(bench, probes[i], "memory", threads, LNC_BENCH_gbps);
         if (isnan(cache) && isnan(mem)) continue;
         printf("%-32s", probes[i]);
         print_number(cache, 10, 2);
         print_number(mem, 10, 2);
-        print_number(ln_median_where(bench, probes[i], "memory", threads, "bw_fraction"), 7, 2);
+        print_number(ln_median_where(bench, probes[i], "memory", threads, LNC_BENCH_bw_fraction), 7, 2);
         putchar('\n');
     }
 }
@@ -75,7 +75,7 @@ static void probe_lines(const ln_table *bench, int threads)
 /* The dtype column of a kernel's first row, "f32" when it has none. */
 static const char *dtype_of(const ln_table *bench, const char *kernel)
 {
-    int ck = ln_table_col(bench, "kernel"), cd = ln_table_col(bench, "dtype");
+    int ck = ln_table_column(bench, LNC_BENCH_kernel), cd = ln_table_column(bench, LNC_BENCH_dtype);
     for (size_t r = 0; r < bench->rows; r++)
         if (!strcmp(ln_table_cell(bench, r, ck), kernel) && *ln_table_cell(bench, r, cd))
             return ln_table_cell(bench, r, cd);
@@ -105,15 +105,15 @@ static void op_block(const char *dir, const ln_table *bench, const ln_table *acc
         if (!strcmp(ln_op_name(ln_kernel_at(i)->op), op)) ln_add_unique(names, &n, 512, ln_kernel_at(i)->name);
     const ln_table *files[2] = {bench, acc};
     for (int f = 0; f < 2; f++) {
-        int ck = ln_table_col(files[f], "kernel");
+        int ck = ln_table_column(files[f], LNC_ACC_kernel); /* bench.csv's has the same name */
         for (size_t r = 0; r < files[f]->rows; r++)
             if (!strcmp(ln_row_op(files[f], r), op)) ln_add_unique(names, &n, 512, ln_table_cell(files[f], r, ck));
     }
     for (size_t i = 0; i < n; i++) {
-        double cache = ln_median_where(bench, names[i], "cache", threads, "gbps");
-        double mem = ln_median_where(bench, names[i], "memory", threads, "gbps");
+        double cache = ln_median_where(bench, names[i], "cache", threads, LNC_BENCH_gbps);
+        double mem = ln_median_where(bench, names[i], "memory", threads, LNC_BENCH_gbps);
         ln_hardest h;
-        int have_errors = ln_hardest_dist(acc, names[i], "max_norm", &h); /* the report's rule too */
+        int have_errors = ln_hardest_dist(acc, names[i], LNC_ACC_max_norm, &h); /* the report's rule too */
         if (isnan(cache) && isnan(mem) && !have_errors) continue;
         printf("%-32s", names[i]);
         print_number(cache, 10, 2);

@@ -15,6 +15,7 @@
 #include "dist.h"
 #include "gbench.h"
 #include "meta.h"
+#include "problem.h"
 #include "search.h"
 #include "tuning.h"
 #include "verbs.h"
@@ -28,12 +29,10 @@ static const char tune_help[] =
     "a few combinations, coordinate descent over more; the best is kept only when a final\n"
     "alternated comparison with the defaults finds it faster (Mann-Whitney U, p < 0.05).\n"
     "Writes a tuning file (JSON, docs/tune.md) for bench --tuning; an interrupted tune keeps\n"
-    "what it finished.\n"
-    "  --kernels LIST   names or globs (default: every kernel this CPU runs that has tunables)\n"
-    "  --D LIST         row lengths (default 768,1024,4096,8192,16384); each choice applies to\n"
-    "                   the D between the geometric means with its neighbours\n"
+    "what it finished. Each choice of a --D applies to the D between the geometric means with its\n"
+    "neighbours.\n";
+static const char tune_help_more[] =
     "  --bytes LIST     sizes of x, K/M/G suffixes (default 1M,64M: cache and memory regimes)\n"
-    "  --threads LIST   threads per call (default 1)\n"
     "  --seconds S      the whole budget (default 2 s per search: 160 searches, 320 s): each\n"
     "                   search gets an equal share of the time left; searches not started in time\n"
     "                   are left out (said at the end)\n"
@@ -48,6 +47,17 @@ static const char tune_help[] =
     "  --quiet          no line per search (the progress line stays, on a terminal)\n"
     "Exit status 0; 1 when a candidate was refused for changing the output bits (a kernel bug; the\n"
     "file is written all the same); 2 on bad input.\n";
+
+/* tune times kernels on normal rows at eps 1e-5, seed 1: of the shared flags, it takes the
+ * kernels, D and thread counts. */
+static const ln_problem_spec tune_problem = {.verb = "tune",
+                                             .takes = LN_TAKES(LN_OPT_KERNELS) | LN_TAKES(LN_OPT_D) |
+                                                      LN_TAKES(LN_OPT_THREADS),
+                                             .D_min = 1,
+                                             .D_max = 1 << 24,
+                                             .D = "768,1024,4096,8192,16384",
+                                             .threads = "1",
+                                             .kernels = "every kernel this CPU runs that has tunables"};
 
 /* The default budget: enough for a first coordinate-descent pass of a kernel with several
  * tunables at the shortest samples; a fixed whole budget left 41 of 160 searches out on a
@@ -209,10 +219,8 @@ out:
 
 int cmd_tune(int argc, char **argv)
 {
-    static const struct option opts[] = {{"kernels", required_argument, 0, 'k'},
-                                         {"D", required_argument, 0, 'D'},
+    static const struct option opts[] = {LN_PROBLEM_OPTIONS,
                                          {"bytes", required_argument, 0, 'b'},
-                                         {"threads", required_argument, 0, 't'},
                                          {"seconds", required_argument, 0, 's'},
                                          {"reps", required_argument, 0, 'r'},
                                          {"out", required_argument, 0, 'o'},
@@ -221,17 +229,15 @@ int cmd_tune(int argc, char **argv)
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *defaults_from = NULL, *kernels = NULL, *Ds = "768,1024,4096,8192,16384", *bytes = "1M,64M",
-               *threads = "1";
+    const char *defaults_from = NULL, *bytes = "1M,64M";
     tune_plan p = {.reps = 5};
+    ln_problem_args pa;
+    ln_problem_args_init(&pa, &tune_problem);
     int c, machine_id = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'k': kernels = optarg; break;
-        case 'D': Ds = optarg; break;
         case 'b': bytes = optarg; break;
-        case 't': threads = optarg; break;
         case 's':
             if (!((p.seconds = ln_parse_double(optarg, "--seconds")) > 0))
                 ln_die_usage("--seconds: '%s' is not a positive number of seconds", optarg);
@@ -241,13 +247,16 @@ int cmd_tune(int argc, char **argv)
         case 'm': machine_id = 1; break;
         case 'f': defaults_from = optarg; break;
         case 'q': p.quiet = 1; break;
-        case 'h': return fputs(tune_help, stdout), 0;
-        default: ln_die_usage("tune: see 'lnbench tune --help'");
+        case 'h':
+            return ln_problem_help(stdout, tune_help, &tune_problem, tune_help_more), ln_problem_args_free(&pa), 0;
+        default:
+            if (!ln_problem_arg(&pa, c, optarg)) ln_die_usage("tune: see 'lnbench tune --help'");
         }
     }
     if (optind < argc) ln_die_usage("tune: unexpected argument '%s'", argv[optind]);
     ln_tuning here = {0};
     ln_tuning_machine(&here);
+    if (machine_id || defaults_from) ln_problem_args_free(&pa);
     if (machine_id) return printf("%s\n", here.machine_id), 0;
     if (defaults_from) {
         size_t n;
@@ -257,7 +266,9 @@ int cmd_tune(int argc, char **argv)
         return rc;
     }
 
-    p.D = ln_parse_counts(Ds, "--D", 1 << 24, &p.nD);
+    /* the plan owns the lists from here */
+    p.D = pa.D, p.nD = pa.nD, p.threads = pa.threads, p.nthreads = pa.nthreads;
+    pa.D = pa.threads = NULL;
     qsort(p.D, p.nD, sizeof *p.D, cmp_size);
     for (size_t i = 1; i < p.nD; i++)
         if (p.D[i] == p.D[i - 1]) ln_die_usage("--D: %zu is given twice", p.D[i]);
@@ -267,10 +278,9 @@ int cmd_tune(int argc, char **argv)
             if (!strcmp(ln_bench_regime(p.bytes[i]), ln_bench_regime(p.bytes[j])))
                 ln_die_usage("--bytes: two sizes in the %s regime; a tuning holds one per regime",
                              ln_bench_regime(p.bytes[i]));
-    p.threads = ln_parse_threads(threads, &p.nthreads);
-
+    const char *kernels = pa.kernels;
     const ln_kernel **sel;
-    size_t nsel = ln_select_kernels(kernels ? kernels : "*", &sel, 0);
+    size_t nsel = ln_problem_kernels(&pa, &sel);
     p.k = malloc((nsel ? nsel : 1) * sizeof *p.k);
     if (!p.k) ln_die("out of memory");
     for (size_t i = 0; i < nsel; i++) {
@@ -305,5 +315,6 @@ int cmd_tune(int argc, char **argv)
         rc = run(&p);
     }
     free(p.k), free(p.D), free(p.bytes), free(p.threads), free(out_default);
+    ln_problem_args_free(&pa);
     return rc;
 }

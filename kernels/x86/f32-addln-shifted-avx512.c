@@ -1,11 +1,6 @@
-/* Residual add + LayerNorm: h = x + r over the vector layer (kernels/simd/f32-add.h), then
- * f32-shifted-avx512 on each row of the stored h while it is in cache (kernels/add-norm.h); the
- * bound is f32-shifted's. */
-#include "f32-add.h"
-#include "bounds.h"
+/* Residual add + LayerNorm at memory speed: see kernels/simd/f32-add-layernorm.h. */
+#include "f32-add-layernorm.h"
 
-LN_ADD_NORM_KERNEL(f32_addln_shifted_avx512, "f32-addln-shifted-avx512", LN_F32, LN_VEC_ISA, LN_OP_ADD_LAYERNORM,
-                   f32_add_elements, f32_shifted_avx512, ln_domain_any_row, 0,
-                   "h = x + r in fp32 (one rounding, vector adds), then f32-shifted-avx512's row on h: one pass for "
-                   "the sums about a shift, fp32 epilogue; one-row calls, so no row pipeline"
-                   "; bound(768, 1) = 435, bound(4096, 1e3) = 2.98e+05");
+LN_SIMD_KERNEL(ln_f32_addln_shifted_avx512, "f32-addln-shifted", LN_F32, LN_OP_ADD_LAYERNORM, add_norm_forward,
+               f32_shifted_bound, ln_domain_any_row, 0, LN_TUNABLES(f32_shifted_tunables),
+               F32_ADD_LAYERNORM_HOW "; bound(768, 1) = 435, bound(4096, 1e3) = 2.98e+05");

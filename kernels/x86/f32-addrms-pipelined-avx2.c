@@ -1,6 +1,6 @@
 /* Residual add + RMSNorm at memory speed for AVX2: see kernels/simd/f32-add-rmsnorm.h. */
 #include "f32-add-rmsnorm.h"
 
-LN_SIMD_KERNEL(ln_f32_addrms_pipelined_avx2, "f32-addrms-pipelined", LN_F32, LN_OP_ADD_RMSNORM, f32_add_rmsnorm_forward,
+LN_SIMD_KERNEL(ln_f32_addrms_pipelined_avx2, "f32-addrms-pipelined", LN_F32, LN_OP_ADD_RMSNORM, add_norm_forward,
                f32_rmsnorm_bound, ln_domain_any_row, 0, LN_TUNABLES(f32_rmsnorm_tunables),
                F32_ADD_RMSNORM_HOW "; bound(768, 1) = 75.6, bound(4096, 1e3) = 242");

@@ -1,7 +1,7 @@
-/* RMSNorm backward at the forward's speed for AVX2: see f32-norm-bwd.h. */
+/* RMSNorm backward at the forward's speed for AVX2: see norm-bwd.h. */
 #define NORM_KIND NORM_RMSBWD
-#include "f32-norm-bwd.h"
+#include "norm-bwd.h"
 
-LN_SIMD_KERNEL(ln_f32_rmsbwd_pipelined_avx2, "f32-rmsbwd-pipelined", LN_F32, LN_OP_RMSNORM_BWD, f32_bwd_forward,
-               f32_bwd_bound, ln_domain_any_row, 1, LN_TUNABLES(f32_bwd_tunables),
-               F32_BWD_HOW "; bound(768, 1) = 213, bound(4096, 1e3) = 1.04e+06");
+LN_SIMD_KERNEL(ln_f32_rmsbwd_pipelined_avx2, "f32-rmsbwd-pipelined", LN_F32, LN_OP_RMSNORM_BWD, norm_bwd_forward,
+               norm_bwd_bound, ln_domain_any_row, 1, LN_TUNABLES(norm_bwd_tunables),
+               NORM_BWD_HOW "; bound(768, 1) = 213, bound(4096, 1e3) = 1.04e+06");

@@ -1,0 +1,8 @@
+/* RMSNorm backward on bfloat16 storage with fp32 arithmetic for AVX-512: see kernels/simd/norm-bwd.h. */
+#define NORM_KIND NORM_RMSBWD
+#define NORM_HALF_DTYPE LN_BF16
+#include "norm-bwd.h"
+
+LN_SIMD_KERNEL(ln_bf16_rmsbwd_f32acc_avx512, "bf16-rmsbwd-f32acc", LN_BF16, LN_OP_RMSNORM_BWD, norm_bwd_forward,
+               norm_bwd_bound, ln_domain_any_row, 1, LN_TUNABLES(norm_bwd_tunables),
+               NORM_BWD_HOW "; bound(768, 1) = 1, bound(4096, 1e3) = 9.12");

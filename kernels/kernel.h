@@ -6,6 +6,7 @@
 #ifndef LN_KERNEL_H
 #define LN_KERNEL_H
 
+#include <assert.h> /* static_assert: C11 macro, C++ keyword (torch.cc includes this header) */
 #include <stddef.h>
 
 #include "dtype.h"
@@ -228,7 +229,7 @@ static inline int ln_param(const ln_args *a, const ln_tunable *t, size_t i)
 #define LN_PEER_KERNEL(id, name, dtype, op, forward, bound, usable_, how)                                        \
     const ln_kernel id = {LN_KERNEL_FIELDS(name, dtype, 0, op, forward, bound, ln_domain_any_row, 0, NULL, how), \
                           .external = 1, .usable = (usable_)}
-_Static_assert(sizeof(ln_tunable) > sizeof(void *), "LN_NO_TUNABLES (NULL) must count 0 tunables");
+static_assert(sizeof(ln_tunable) > sizeof(void *), "LN_NO_TUNABLES (NULL) must count 0 tunables");
 /* The ln_kernel of a template's algorithm (kernels/simd/) for the ISA the including file is built
  * for: its name is prefix-<isa> (e.g. "f32-shifted-avx2"), its isa the layer's bits (LN_VEC_NAME
  * and LN_VEC_ISA, which every vector layer defines); every other field is an argument. */

@@ -119,8 +119,8 @@ static void test_add_layernorm_composite(void **state)
     for (size_t di = 0; di < 3; di++)
         for (size_t ni = 0; ni < 3; ni++) {
             const size_t D = dims[ni], rows = 4;
-            ln_case c = {.dtype = LN_F32, .D = D, .rows = rows, .eps = 1e-5, .seed = 9, .affine = 1,
-                         .op = LN_OP_ADD_LAYERNORM};
+            ln_case c = {
+                .dtype = LN_F32, .D = D, .rows = rows, .eps = 1e-5, .seed = 9, .affine = 1, .op = LN_OP_ADD_LAYERNORM};
             ln_dist_parse(dists[di], &c.dist);
             ln_prepared p;
             assert_int_equal(ln_prepare(&c, &p), 0);
@@ -174,10 +174,8 @@ static void test_no_flush_to_zero(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_thread),
-        cmocka_unit_test(test_within_bound),
-        cmocka_unit_test(test_same_as_operator),
-        cmocka_unit_test(test_add_layernorm_composite),
+        cmocka_unit_test(test_one_thread),       cmocka_unit_test(test_within_bound),
+        cmocka_unit_test(test_same_as_operator), cmocka_unit_test(test_add_layernorm_composite),
         cmocka_unit_test(test_no_flush_to_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,8 +8,8 @@ static int usable(void) { return ln_torch_usable(LN_F32); }
 
 static void forward(const ln_args *a) { ln_torch_add_forward(a, LN_F32, "ext-torch-addln-f32"); }
 
-LN_PEER_KERNEL(ln_ext_torch_addln_f32, "ext-torch-addln-f32", LN_F32, LN_OP_ADD_LAYERNORM, forward,
-               ln_torch_f32_bound, usable,
+LN_PEER_KERNEL(ln_ext_torch_addln_f32, "ext-torch-addln-f32", LN_F32, LN_OP_ADD_LAYERNORM, forward, ln_torch_f32_bound,
+               usable,
                "PyTorch 1.13 composite: at::add_out(h, x, r) over the whole tensor, then "
                "at::native::LayerNormKernel on h (one thread): ext-torch-f32's Welford cascade and "
                "epilogue on the stored h"

@@ -131,14 +131,20 @@ void store_stats(const ln_args *a, const at::Tensor &mean, const at::Tensor &rst
 
 } // namespace
 
-// The kernel on the caller's buffers, or (op) the public operator and a copy into y.
-static void run(const ln_args *a, ln_dtype t, const char *name, bool op)
+// The kernel on the caller's buffers, or (op) the public operator and a copy into y; with add,
+// first h = x + r over the whole tensor (at::add_out into the caller's h), then the kernel on h.
+static void run(const ln_args *a, ln_dtype t, const char *name, bool op, bool add)
 {
     if (a->rows == 0 || a->D == 0) return;
     one_thread();
     int64_t M = (int64_t)a->rows, N = (int64_t)a->D;
     try {
         at::Tensor x = view(a->x, M, N, t), y = view(a->y, M, N, t);
+        if (add) {
+            at::Tensor h = view(a->h, M, N, t);
+            at::add_out(h, x, view(a->r, M, N, t));
+            x = h;
+        }
         at::Tensor gamma = a->gamma ? view(a->gamma, 0, N, t) : at::Tensor();
         at::Tensor beta = a->beta ? view(a->beta, 0, N, t) : at::Tensor();
         if (op) {
@@ -153,27 +159,11 @@ static void run(const ln_args *a, ln_dtype t, const char *name, bool op)
     }
 }
 
-extern "C" void ln_torch_forward(const ln_args *a, ln_dtype t, const char *name) { run(a, t, name, false); }
+extern "C" void ln_torch_forward(const ln_args *a, ln_dtype t, const char *name) { run(a, t, name, false, false); }
 
-extern "C" void ln_torch_forward_op(const ln_args *a, ln_dtype t, const char *name) { run(a, t, name, true); }
+extern "C" void ln_torch_forward_op(const ln_args *a, ln_dtype t, const char *name) { run(a, t, name, true, false); }
 
-extern "C" void ln_torch_add_forward(const ln_args *a, ln_dtype t, const char *name)
-{
-    if (a->rows == 0 || a->D == 0) return;
-    one_thread();
-    int64_t M = (int64_t)a->rows, N = (int64_t)a->D;
-    try {
-        at::Tensor h = view(a->h, M, N, t);
-        at::add_out(h, view(a->x, M, N, t), view(a->r, M, N, t));
-    } catch (const c10::Error &e) {
-        fail(name, e);
-    }
-    ln_args norm = *a;
-    norm.x = a->h;
-    norm.r = NULL;
-    norm.h = NULL;
-    run(&norm, t, name, false);
-}
+extern "C" void ln_torch_add_forward(const ln_args *a, ln_dtype t, const char *name) { run(a, t, name, false, true); }
 
 extern "C" int ln_torch_usable(ln_dtype t)
 {

@@ -1,5 +1,5 @@
 /* Near-correctly-rounded fp32 LayerNorm and RMSNorm backward, written once over vec.h (AVX2,
- * AVX-512, NEON): fp32 storage, double arithmetic, one rounding per output, as
+ * AVX-512, NEON, SVE at any vector length): fp32 storage, double arithmetic, one rounding per output, as
  * f32-lnbwd-accurate-scalar and f32-rmsbwd-accurate-scalar compute it. The including file defines
  * NORM_KIND (NORM_LNBWD or NORM_RMSBWD, norm-ops-common.h).
  * Per row, from the saved mean and rstd (doubles, used as given): x, dy and gamma widened exactly
@@ -21,15 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "f32-passes.h"
 #include "bounds-ops.h"
 #include "norm-ops-common.h"
+#include "tunables.h"
+#include "vec.h"
 
 #define CENTRED (NORM_KIND == NORM_LNBWD)
 
-/* The per-row constants, in double. */
+/* The per-row constants, in double: scalars, broadcast where used (the loops hoist them), since an
+ * SVE vector cannot be a struct member. */
 typedef struct {
-    vd mean, rstd, ca, cb;
+    double mean, rstd, ca, cb;
 } bacc_coef;
 
 /* VD_W elements of p at i (m < VD_W: the first m, the rest 0), widened exactly. */
@@ -38,7 +40,10 @@ LN_INLINE vd bacc_ld(const float *p, size_t i, size_t m)
     return m == VD_W ? vd_load_f32(p + i) : vd_load_f32_part(p + i, m);
 }
 
-LN_INLINE vd bacc_xhat(vd x, const bacc_coef *c) { return vd_mul(CENTRED ? vd_sub(x, c->mean) : x, c->rstd); }
+LN_INLINE vd bacc_xhat(vd x, const bacc_coef *c)
+{
+    return vd_mul(CENTRED ? vd_sub(x, vd_set1(c->mean)) : x, vd_set1(c->rstd));
+}
 
 /* g = gamma dy and xhat of m <= VD_W elements at i; padding lanes have dy = 0, so g = 0 there and
  * their (finite) xhat adds nothing to the sums. */
@@ -92,7 +97,8 @@ LN_INLINE vd bacc_dx_half(const float *x, const float *dy, const float *gam, dou
         vd_store_part(dga + i, vd_fma(d, xh, vd_load_part(dga + i, m)), m);
         vd_store_part(dba + i, vd_add(d, vd_load_part(dba + i, m)), m);
     }
-    return vd_fma(g, c->rstd, CENTRED ? vd_fma(xh, c->ca, c->cb) : vd_mul(xh, c->ca));
+    const vd ca = vd_set1(c->ca);
+    return vd_fma(g, vd_set1(c->rstd), CENTRED ? vd_fma(xh, ca, vd_set1(c->cb)) : vd_mul(xh, ca));
 }
 
 /* dx of elements [i, end) (end - i < W, or any length with ordinary stores of VD_W at a time). */
@@ -113,8 +119,8 @@ LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float
                          double *s1, double *s2, const float *pf, const float *pf2, int has_g, int stream)
 {
     const vd z = vd_set1(0.0);
-    vd sg0 = z, sx0 = z, sg1 = z, sx1 = z;                 /* the next row's sums, named: kept in registers */
-    size_t i = stream ? f32_stream_lead(dx, n) : 0, j = 0; /* i walks this row, j the next */
+    vd sg0 = z, sx0 = z, sg1 = z, sx1 = z; /* the next row's sums, named: kept in registers */
+    size_t i = stream ? vec_stream_lead(dx, n, sizeof *dx) : 0, j = 0; /* i walks this row, j the next */
     if (i) bacc_dx_part(x, dy, dx, gam, dga, dba, 0, i, c, has_g);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
         if (pf && j % (64 / sizeof(float)) < VF_W) vec_prefetch_l2(pf + j), vec_prefetch_l2(pf2 + j);
@@ -134,7 +140,7 @@ LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float
 /* Row r's saved statistics as coefficients (ca, cb set once its sums are known). */
 static bacc_coef bacc_stats(const ln_args *a, size_t r)
 {
-    const bacc_coef c = {vd_set1(CENTRED ? a->mean[r] : 0.0), vd_set1(a->rstd[r]), vd_set1(0.0), vd_set1(0.0)};
+    const bacc_coef c = {CENTRED ? a->mean[r] : 0.0, a->rstd[r], 0.0, 0.0};
     return c;
 }
 
@@ -163,8 +169,8 @@ static void f32_bwd_accurate_forward(const ln_args *a)
         const float *xn = r + 1 < rows ? x + n : NULL, *dyn = dy + n;
         const float *pf = stream && r + 2 < rows ? x + 2 * n : NULL, *pf2 = dy + 2 * n;
         const double rstd = a->rstd[r];
-        c.ca = vd_set1(-rstd * (s2 / (double)n));
-        c.cb = vd_set1(CENTRED ? -rstd * (s1 / (double)n) : 0.0);
+        c.ca = -rstd * (s2 / (double)n);
+        c.cb = CENTRED ? -rstd * (s1 / (double)n) : 0.0;
         if (xn) cn = bacc_stats(a, r + 1);
 #define CASE(G, S) \
     bacc_step(x, dy, (float *)a->dx + o, gam, acc, acc + cols, n, &c, xn, dyn, &cn, &s1, &s2, pf, pf2, G, S)
@@ -182,10 +188,14 @@ static void f32_bwd_accurate_forward(const ln_args *a)
 }
 
 /* Each lane of the two sums adds at most n/(2 VD_W) + 1 terms, the lanes then added in double:
- * the scalar accurate kernels' bound (bounds-ops.h, in double) with that count. */
+ * the scalar accurate kernels' bound (bounds-ops.h, in double) with that count. At a run-time
+ * width (VD_W_MIN..VD_W_MAX, SVE) the count at the worst width: it is convex in the width, so
+ * largest at one end. */
+static double bacc_terms(size_t n, double w) { return (double)n / (2.0 * w) + 2.0 + 2.0 * w; }
+
 static double f32_bwd_accurate_bound(size_t n, double kappa)
 {
-    return ln_bound_norm_bwd((double)n / (2.0 * VD_W) + 2.0 + 2.0 * VD_W, kappa, 0x1p-53, 0x1p-24);
+    return ln_bound_norm_bwd(fmax(bacc_terms(n, VD_W_MIN), bacc_terms(n, VD_W_MAX)), kappa, 0x1p-53, 0x1p-24);
 }
 
 #define F32_BWD_ACCURATE_HOW                                                                                        \

@@ -11,6 +11,10 @@
 #include "half.h"
 #include "vec.h"
 
+#if defined(__ARM_FEATURE_SVE) /* vf_pair holds two vectors: SVE's sizeless ones cannot be members */
+#error "the 16-bit block layer has no SVE form: SVE 16-bit kernels use sve.h"
+#endif
+
 #define HB (2 * VF_W) /* 16-bit elements per block */
 
 /* half_block_store's stream argument: 0 ordinary stores; non-temporal ones (STNP) otherwise. */

@@ -1,5 +1,5 @@
 /* Near-correctly-rounded fp32 LayerNorm and RMSNorm backward, written once over vec.h (AVX2,
- * AVX-512, NEON): fp32 storage, double arithmetic, one rounding per output, as
+ * AVX-512, NEON, SVE at any vector length): fp32 storage, double arithmetic, one rounding per output, as
  * f32-lnbwd-accurate-scalar and f32-rmsbwd-accurate-scalar compute it. The including file defines
  * NORM_KIND (NORM_LNBWD or NORM_RMSBWD, norm-ops-common.h).
  * Per row, from the saved mean and rstd (doubles, used as given): x, dy and gamma widened exactly
@@ -21,15 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "f32-passes.h"
 #include "bounds-ops.h"
 #include "norm-ops-common.h"
+#include "tunables.h"
+#include "vec.h"
 
 #define CENTRED (NORM_KIND == NORM_LNBWD)
 
-/* The per-row constants, in double. */
+/* The per-row constants, in double: scalars (an SVE vector cannot be a struct member), broadcast
+ * into named vectors before each loop (bacc_step) and passed down as arguments. */
 typedef struct {
-    vd mean, rstd, ca, cb;
+    double mean, rstd, ca, cb;
 } bacc_coef;
 
 /* VD_W elements of p at i (m < VD_W: the first m, the rest 0), widened exactly. */
@@ -38,23 +40,23 @@ LN_INLINE vd bacc_ld(const float *p, size_t i, size_t m)
     return m == VD_W ? vd_load_f32(p + i) : vd_load_f32_part(p + i, m);
 }
 
-LN_INLINE vd bacc_xhat(vd x, const bacc_coef *c) { return vd_mul(CENTRED ? vd_sub(x, c->mean) : x, c->rstd); }
+LN_INLINE vd bacc_xhat(vd x, vd mean, vd rstd) { return vd_mul(CENTRED ? vd_sub(x, mean) : x, rstd); }
 
 /* g = gamma dy and xhat of m <= VD_W elements at i; padding lanes have dy = 0, so g = 0 there and
  * their (finite) xhat adds nothing to the sums. */
-LN_INLINE void bacc_in(const float *x, const float *dy, const float *gam, size_t i, size_t m, const bacc_coef *c, vd *d,
+LN_INLINE void bacc_in(const float *x, const float *dy, const float *gam, size_t i, size_t m, vd mean, vd rstd, vd *d,
                        vd *g, vd *xh, int has_g)
 {
     *d = bacc_ld(dy, i, m);
     *g = has_g ? vd_mul(*d, bacc_ld(gam, i, m)) : *d;
-    *xh = bacc_xhat(bacc_ld(x, i, m), c);
+    *xh = bacc_xhat(bacc_ld(x, i, m), mean, rstd);
 }
 
-LN_INLINE void bacc_sum_half(const float *x, const float *dy, const float *gam, size_t i, size_t m, const bacc_coef *c,
+LN_INLINE void bacc_sum_half(const float *x, const float *dy, const float *gam, size_t i, size_t m, vd mean, vd rstd,
                              vd *sg, vd *sgx, int has_g)
 {
     vd d, g, xh;
-    bacc_in(x, dy, gam, i, m, c, &d, &g, &xh, has_g);
+    bacc_in(x, dy, gam, i, m, mean, rstd, &d, &g, &xh, has_g);
     *sg = vd_add(*sg, g);
     *sgx = vd_fma(g, xh, *sgx);
 }
@@ -63,28 +65,29 @@ LN_INLINE void bacc_sum_half(const float *x, const float *dy, const float *gam, 
  * started on x[0..j) (j a multiple of W): the low VD_W of each W floats go to sg0, sx0, the high
  * VD_W to sg1, sx1, the tail's first VD_W low and the rest high, wherever the loop was entered,
  * so a row summed inside the pipeline has the bits of the same row summed alone. */
-LN_INLINE void bacc_sums_from(const float *x, const float *dy, const float *gam, size_t n, size_t j, const bacc_coef *c,
+LN_INLINE void bacc_sums_from(const float *x, const float *dy, const float *gam, size_t n, size_t j, vd mean, vd rstd,
                               vd sg0, vd sx0, vd sg1, vd sx1, double *s1, double *s2, int has_g)
 {
     for (; j + VF_W <= n; j += VF_W) {
-        bacc_sum_half(x, dy, gam, j, VD_W, c, &sg0, &sx0, has_g);
-        bacc_sum_half(x, dy, gam, j + VD_W, VD_W, c, &sg1, &sx1, has_g);
+        bacc_sum_half(x, dy, gam, j, VD_W, mean, rstd, &sg0, &sx0, has_g);
+        bacc_sum_half(x, dy, gam, j + VD_W, VD_W, mean, rstd, &sg1, &sx1, has_g);
     }
     if (j < n) {
         const size_t m = n - j, m0 = m < VD_W ? m : VD_W;
-        bacc_sum_half(x, dy, gam, j, m0, c, &sg0, &sx0, has_g);
-        if (m > m0) bacc_sum_half(x, dy, gam, j + VD_W, m - m0, c, &sg1, &sx1, has_g);
+        bacc_sum_half(x, dy, gam, j, m0, mean, rstd, &sg0, &sx0, has_g);
+        if (m > m0) bacc_sum_half(x, dy, gam, j + VD_W, m - m0, mean, rstd, &sg1, &sx1, has_g);
     }
     *s1 = vd_sum(vd_add(sg0, sg1));
     *s2 = vd_sum(vd_add(sx0, sx1));
 }
 
-/* dx of m <= VD_W elements at i, returned; dy xhat and dy added to the dgamma, dbeta sums there. */
+/* dx of m <= VD_W elements at i, returned; dy xhat and dy added to the dgamma, dbeta sums there.
+ * mean, rstd, ca, cb: the row's coefficients (bacc_coef) as vectors. */
 LN_INLINE vd bacc_dx_half(const float *x, const float *dy, const float *gam, double *dga, double *dba, size_t i,
-                          size_t m, const bacc_coef *c, int has_g)
+                          size_t m, vd mean, vd rstd, vd ca, vd cb, int has_g)
 {
     vd d, g, xh;
-    bacc_in(x, dy, gam, i, m, c, &d, &g, &xh, has_g);
+    bacc_in(x, dy, gam, i, m, mean, rstd, &d, &g, &xh, has_g);
     if (m == VD_W) {
         vd_store(dga + i, vd_fma(d, xh, vd_load(dga + i)));
         vd_store(dba + i, vd_add(d, vd_load(dba + i)));
@@ -92,15 +95,17 @@ LN_INLINE vd bacc_dx_half(const float *x, const float *dy, const float *gam, dou
         vd_store_part(dga + i, vd_fma(d, xh, vd_load_part(dga + i, m)), m);
         vd_store_part(dba + i, vd_add(d, vd_load_part(dba + i, m)), m);
     }
-    return vd_fma(g, c->rstd, CENTRED ? vd_fma(xh, c->ca, c->cb) : vd_mul(xh, c->ca));
+    return vd_fma(g, rstd, CENTRED ? vd_fma(xh, ca, cb) : vd_mul(xh, ca));
 }
 
 /* dx of elements [i, end) (end - i < W, or any length with ordinary stores of VD_W at a time). */
 LN_INLINE void bacc_dx_part(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
-                            size_t i, size_t end, const bacc_coef *c, int has_g)
+                            size_t i, size_t end, vd mean, vd rstd, vd ca, vd cb, int has_g)
 {
-    for (; i + VD_W <= end; i += VD_W) vd_store_f32(dx + i, bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, c, has_g));
-    if (i < end) vd_store_f32_part(dx + i, bacc_dx_half(x, dy, gam, dga, dba, i, end - i, c, has_g), end - i);
+    for (; i + VD_W <= end; i += VD_W)
+        vd_store_f32(dx + i, bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, mean, rstd, ca, cb, has_g));
+    if (i < end)
+        vd_store_f32_part(dx + i, bacc_dx_half(x, dy, gam, dga, dba, i, end - i, mean, rstd, ca, cb, has_g), end - i);
 }
 
 /* One step of the two-row pipeline: dx of row x, dy (coefficients c) and its dgamma, dbeta terms,
@@ -109,32 +114,34 @@ LN_INLINE void bacc_dx_part(const float *x, const float *dy, float *dx, const fl
  * the row after, pf and pf2 (or nothing: NULL), into L2, a line of each per 64 bytes. stream:
  * non-temporal stores of W floats from the first vector-aligned dx on. */
 LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
-                         size_t n, const bacc_coef *c, const float *xn, const float *dyn, const bacc_coef *cn,
-                         double *s1, double *s2, const float *pf, const float *pf2, int has_g, int stream)
+                         size_t n, bacc_coef c, const float *xn, const float *dyn, bacc_coef cn, double *s1, double *s2,
+                         const float *pf, const float *pf2, int has_g, int stream)
 {
     const vd z = vd_set1(0.0);
-    vd sg0 = z, sx0 = z, sg1 = z, sx1 = z;                 /* the next row's sums, named: kept in registers */
-    size_t i = stream ? f32_stream_lead(dx, n) : 0, j = 0; /* i walks this row, j the next */
-    if (i) bacc_dx_part(x, dy, dx, gam, dga, dba, 0, i, c, has_g);
+    vd sg0 = z, sx0 = z, sg1 = z, sx1 = z; /* the next row's sums, named: kept in registers */
+    const vd m = vd_set1(c.mean), r = vd_set1(c.rstd), ca = vd_set1(c.ca), cb = vd_set1(c.cb);
+    const vd mn = vd_set1(cn.mean), rn = vd_set1(cn.rstd);
+    size_t i = stream ? vec_stream_lead(dx, n, sizeof *dx) : 0, j = 0; /* i walks this row, j the next */
+    if (i) bacc_dx_part(x, dy, dx, gam, dga, dba, 0, i, m, r, ca, cb, has_g);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
         if (pf && j % (64 / sizeof(float)) < VF_W) vec_prefetch_l2(pf + j), vec_prefetch_l2(pf2 + j);
         if (xn) {
-            bacc_sum_half(xn, dyn, gam, j, VD_W, cn, &sg0, &sx0, has_g);
-            bacc_sum_half(xn, dyn, gam, j + VD_W, VD_W, cn, &sg1, &sx1, has_g);
+            bacc_sum_half(xn, dyn, gam, j, VD_W, mn, rn, &sg0, &sx0, has_g);
+            bacc_sum_half(xn, dyn, gam, j + VD_W, VD_W, mn, rn, &sg1, &sx1, has_g);
         }
-        vd lo = bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, c, has_g);
-        vd hi = bacc_dx_half(x, dy, gam, dga, dba, i + VD_W, VD_W, c, has_g);
+        vd lo = bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, m, r, ca, cb, has_g);
+        vd hi = bacc_dx_half(x, dy, gam, dga, dba, i + VD_W, VD_W, m, r, ca, cb, has_g);
         if (stream) vf_stream(dx + i, vf_from_vd(lo, hi));
         else vf_store(dx + i, vf_from_vd(lo, hi));
     }
-    bacc_dx_part(x, dy, dx, gam, dga, dba, i, n, c, has_g);
-    if (xn) bacc_sums_from(xn, dyn, gam, n, j, cn, sg0, sx0, sg1, sx1, s1, s2, has_g);
+    bacc_dx_part(x, dy, dx, gam, dga, dba, i, n, m, r, ca, cb, has_g);
+    if (xn) bacc_sums_from(xn, dyn, gam, n, j, mn, rn, sg0, sx0, sg1, sx1, s1, s2, has_g);
 }
 
 /* Row r's saved statistics as coefficients (ca, cb set once its sums are known). */
 static bacc_coef bacc_stats(const ln_args *a, size_t r)
 {
-    const bacc_coef c = {vd_set1(CENTRED ? a->mean[r] : 0.0), vd_set1(a->rstd[r]), vd_set1(0.0), vd_set1(0.0)};
+    const bacc_coef c = {CENTRED ? a->mean[r] : 0.0, a->rstd[r], 0.0, 0.0};
     return c;
 }
 
@@ -155,19 +162,20 @@ static void f32_bwd_accurate_forward(const ln_args *a)
     const vd z = vd_set1(0.0);
     bacc_coef c = bacc_stats(a, 0), cn = c;
     double s1 = 0, s2 = 0; /* the sums of row r, taken in the step before (row 0: here) */
-    if (rows && gam) bacc_sums_from(X, DY, gam, n, 0, &c, z, z, z, z, &s1, &s2, 1);
-    else if (rows) bacc_sums_from(X, DY, gam, n, 0, &c, z, z, z, z, &s1, &s2, 0);
+    const vd m0 = vd_set1(c.mean), r0 = vd_set1(c.rstd);
+    if (rows && gam) bacc_sums_from(X, DY, gam, n, 0, m0, r0, z, z, z, z, &s1, &s2, 1);
+    else if (rows) bacc_sums_from(X, DY, gam, n, 0, m0, r0, z, z, z, z, &s1, &s2, 0);
     for (size_t r = 0; r < rows; r++, c = cn) {
         const size_t o = r * n;
         const float *x = X + o, *dy = DY + o;
         const float *xn = r + 1 < rows ? x + n : NULL, *dyn = dy + n;
         const float *pf = stream && r + 2 < rows ? x + 2 * n : NULL, *pf2 = dy + 2 * n;
         const double rstd = a->rstd[r];
-        c.ca = vd_set1(-rstd * (s2 / (double)n));
-        c.cb = vd_set1(CENTRED ? -rstd * (s1 / (double)n) : 0.0);
+        c.ca = -rstd * (s2 / (double)n);
+        c.cb = CENTRED ? -rstd * (s1 / (double)n) : 0.0;
         if (xn) cn = bacc_stats(a, r + 1);
 #define CASE(G, S) \
-    bacc_step(x, dy, (float *)a->dx + o, gam, acc, acc + cols, n, &c, xn, dyn, &cn, &s1, &s2, pf, pf2, G, S)
+    bacc_step(x, dy, (float *)a->dx + o, gam, acc, acc + cols, n, c, xn, dyn, cn, &s1, &s2, pf, pf2, G, S)
         if (gam) stream ? CASE(1, 1) : CASE(1, 0);
         else stream ? CASE(0, 1) : CASE(0, 0);
 #undef CASE
@@ -182,10 +190,14 @@ static void f32_bwd_accurate_forward(const ln_args *a)
 }
 
 /* Each lane of the two sums adds at most n/(2 VD_W) + 1 terms, the lanes then added in double:
- * the scalar accurate kernels' bound (bounds-ops.h, in double) with that count. */
+ * the scalar accurate kernels' bound (bounds-ops.h, in double) with that count. At a run-time
+ * width (VD_W_MIN..VD_W_MAX, SVE) the count at the worst width: it is convex in the width, so
+ * largest at one end. */
+static double bacc_terms(size_t n, double w) { return (double)n / (2.0 * w) + 2.0 + 2.0 * w; }
+
 static double f32_bwd_accurate_bound(size_t n, double kappa)
 {
-    return ln_bound_norm_bwd((double)n / (2.0 * VD_W) + 2.0 + 2.0 * VD_W, kappa, 0x1p-53, 0x1p-24);
+    return ln_bound_norm_bwd(fmax(bacc_terms(n, VD_W_MIN), bacc_terms(n, VD_W_MAX)), kappa, 0x1p-53, 0x1p-24);
 }
 
 #define F32_BWD_ACCURATE_HOW                                                                                        \

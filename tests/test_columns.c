@@ -270,8 +270,10 @@ static int parse_refusal(const char *text, char *msg, size_t n)
         _exit(0);
     }
     close(fd[1]);
-    ssize_t got = read(fd[0], msg, n - 1);
-    msg[got > 0 ? got : 0] = 0;
+    size_t len = 0;
+    ssize_t got;
+    while (len + 1 < n && (got = read(fd[0], msg + len, n - 1 - len)) > 0) len += (size_t)got; /* to EOF */
+    msg[len] = 0;
     close(fd[0]);
     int status;
     waitpid(pid, &status, 0);

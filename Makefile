@@ -45,9 +45,10 @@ CXXFLAGS_BASE := -std=c++17 $(OPT) -g -Wall -Wextra
 # kernels/ and reference/ see common/; the harness's floors, lowest first (README.md's tree), each
 # see common/, kernels/, reference/ and the floors below them, so a header included from a floor
 # above fails to build: base (errors and parsing, the kernel set and plugins, atomic output,
-# tables, statistics), inputs, measure, output, tune, report, hunt, verbs, then main.c. The tests
+# tables, statistics), inputs, measure, output, tune, load (results read back), analysis (what
+# is computed from them), report (what is written of them), hunt, verbs, then main.c. The tests
 # and fuzzers see everything. A kernel that includes a harness header fails to build.
-HARNESS_FLOORS := base inputs measure output tune report hunt verbs
+HARNESS_FLOORS := base inputs measure output tune load analysis report hunt verbs
 HARNESS_DIRS := harness $(HARNESS_FLOORS:%=harness/%)
 INC_common := -Icommon
 INC_kernels := -Icommon -Ikernels

@@ -131,8 +131,10 @@ static void fill(ln_csv_row *r, ln_schema s, char text[][32])
         ln_column c = (ln_column)(first + i);
         switch (ln_columns[c].kind) {
         case LN_COL_TEXT:
-        case LN_COL_QUOTED:
-            snprintf(text[i], 32, i == 0 ? "t%zu,\"x\"" : "t%zu", i);
+        case LN_COL_QUOTED: /* one of the column's words, where columns.def lists them */
+            if (*ln_columns[c].values)
+                snprintf(text[i], 32, "%.*s", (int)strcspn(ln_columns[c].values, "|"), ln_columns[c].values);
+            else snprintf(text[i], 32, i == 0 ? "t%zu,\"x\"" : "t%zu", i);
             ln_row_text(r, c, text[i]);
             break;
         case LN_COL_UINT: ln_row_count(r, c, 1000 + i); break;
@@ -254,6 +256,58 @@ static void test_incomplete_rows_refused(void **state)
     assert_true(exits_nonzero(wrong_kind));
 }
 
+/* What ln_table_parse says of text on stderr, and whether it exited 2; "" when it accepted it. */
+static int parse_refusal(const char *text, char *msg, size_t n)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        ln_table t;
+        ln_table_parse(strdup(text), "bad.csv", &t);
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t len = 0;
+    ssize_t got;
+    while (len + 1 < n && (got = read(fd[0], msg + len, n - 1 - len)) > 0) len += (size_t)got; /* to EOF */
+    msg[len] = 0;
+    close(fd[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A cell that columns.def's kind and values for its column refuse is refused naming the column,
+ * by the values of the file's own schema: "same" is a compare.csv verdict, not an accuracy one. */
+static void test_bad_values_refused_by_column(void **state)
+{
+    (void)state;
+    char msg[512];
+    static const struct {
+        const char *csv, *says;
+    } bad[] = {
+        {"kernel,dtype,D,verdict,max_ulp\nk,f32,768,same,1.5\n", "line 2, column 4 (verdict): 'same' is not one of "
+                                                                 "pass|fail|outside|none"},
+        {"kernel,dtype,D,verdict,max_ulp\nk,f32,768,pass,1.5\nk,f32,0,pass,2\n",
+         "line 3, column 3 (D): '0' is below 1"},
+        {"kernel,regime,gbps,threads\nk,disk,3.5,1\n", "column 2 (regime): 'disk' is not one of cache|mixed|memory"},
+        {"kernel,regime,gbps,threads\nk,cache,3.5,1.5\n", "column 4 (threads): '1.5' is not an integer"},
+        {"kernel,benchmark,verdict,p_value\nk,k/D:768,pass,0.1\n", "column 3 (verdict): 'pass' is not one of slower|"},
+        {"kernel,benchmark,verdict,p_value\nk,k/D:768,same,\n", "column 4 (p_value): '' is empty"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse_refusal(bad[i].csv, msg, sizeof msg), 2);
+        if (!strstr(msg, bad[i].says)) fail_msg("%s: said '%s', not '%s'", bad[i].csv, msg, bad[i].says);
+    }
+    /* the same words where the schema allows them */
+    assert_int_equal(parse_refusal("kernel,benchmark,verdict,p_value\nk,k/D:768,same,0.1\n", msg, sizeof msg), 0);
+    assert_int_equal(parse_refusal("kernel,dtype,D,verdict,max_ulp\nk,f32,768,outside,nan\n", msg, sizeof msg), 0);
+    assert_string_equal(msg, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_rows_read_back),
         cmocka_unit_test(test_printed_forms),
         cmocka_unit_test(test_incomplete_rows_refused),
+        cmocka_unit_test(test_bad_values_refused_by_column),
     };
     (void)sh; /* sh.h's, unused here */
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "rows.h"
 #include "stats.h"
 #include "table.h"
 #include "views.h"

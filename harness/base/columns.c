@@ -1,12 +1,15 @@
 #include "columns.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "outfile.h"
 
 const ln_column_info ln_columns[LN_COLUMNS] = {
-#define LN_COLUMN(schema, name, kind, unit, description) {LN_SCHEMA_##schema, #name, LN_COL_##kind, unit, description},
+#define LN_COLUMN(schema, name, kind, unit, values, description) \
+    {LN_SCHEMA_##schema, #name, LN_COL_##kind, unit, values, description},
 #include "columns.def"
 };
 
@@ -43,6 +46,58 @@ const char *ln_col_kind_name(ln_col_kind k)
     static const char *const names[] = {"text",        "quoted text", "integer",    "number %.17g",
                                         "number %.6g", "number %g",   "number %.3f"};
     return names[k];
+}
+
+/* s as a number the way lnbench writes them: decimal (no hex, no "infinity", no spaces), or
+ * nan, -nan, inf, -inf as printf prints them; *v gets it. Returns 1, or 0 when s is none of
+ * these, or -1 for a decimal beyond double's range (1e999: lnbench never writes one). */
+static int parse_number(const char *s, double *v)
+{
+    static const char *const words[] = {"nan", "-nan", "inf", "-inf"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, words[i])) return *v = i < 2 ? NAN : i == 2 ? INFINITY : -INFINITY, 1;
+    if (!*s || strspn(s, "0123456789+-.eE") != strlen(s)) return 0;
+    char *end;
+    *v = strtod(s, &end);
+    if (*end) return 0;
+    return isfinite(*v) ? 1 : -1;
+}
+
+/* Whether word is one of the '|'-separated words of list. */
+static int one_of(const char *word, const char *list)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, "|");
+        if (len == n && !strncmp(p, word, n)) return 1;
+        p += len + (p[len] == '|');
+    }
+    return 0;
+}
+
+const char *ln_column_refusal(ln_column c, const char *s)
+{
+    const ln_column_info *col = &ln_columns[c];
+    const char *values = col->values;
+    static char why[160]; /* the refusals that name a value of columns.def */
+    if (col->kind == LN_COL_TEXT || col->kind == LN_COL_QUOTED) {
+        if (!*values || one_of(s, values)) return NULL;
+        snprintf(why, sizeof why, "is not one of %s", values);
+        return why;
+    }
+    if (!*s && strstr(values, "or empty")) return NULL;
+    const char *at_least = strstr(values, ">=");
+    int integer = col->kind == LN_COL_UINT, finite = integer || strstr(values, "finite");
+    double min = at_least ? atof(at_least + 2) : 0, v;
+    int parsed = parse_number(s, &v);
+    if (parsed < 0) return "is out of range";
+    if (!parsed) return !*s ? "is empty" : "is not a number";
+    if (finite && !isfinite(v)) return "is not finite";
+    if (integer && v != floor(v)) return "is not an integer";
+    if (v >= min || (!integer && !at_least)) return NULL;
+    if (min == 0) return "is negative";
+    snprintf(why, sizeof why, "is below %g", min);
+    return why;
 }
 
 void ln_row_start(ln_csv_row *r, ln_schema s)

@@ -15,7 +15,7 @@ typedef enum {
 
 /* LNC_<schema>_<name>: every column of every schema, schema by schema in file order. */
 typedef enum {
-#define LN_COLUMN(schema, name, kind, unit, description) LNC_##schema##_##name,
+#define LN_COLUMN(schema, name, kind, unit, values, description) LNC_##schema##_##name,
 #include "columns.def"
     LN_COLUMNS
 } ln_column;
@@ -31,7 +31,8 @@ typedef struct {
     ln_schema schema;
     const char *name;
     ln_col_kind kind;
-    const char *unit; /* "" when dimensionless or text */
+    const char *unit;   /* "" when dimensionless or text */
+    const char *values; /* what a cell may hold beyond its kind (columns.def), "" for the kind's all */
     const char *description;
 } ln_column_info;
 
@@ -50,6 +51,9 @@ int ln_schema_find(const char *name);
 ln_column ln_schema_first(ln_schema s);
 size_t ln_schema_count(ln_schema s);
 const char *ln_col_kind_name(ln_col_kind k);
+/* Why cell s may not stand in column c (its kind and values in columns.def): "is not a number",
+ * "is empty", "is not one of pass|fail|outside|none", ...; NULL when it may. */
+const char *ln_column_refusal(ln_column c, const char *s);
 
 /* The most columns a schema may have (ln_row_start exits beyond it). */
 #define LN_ROW_MAX 64

@@ -34,82 +34,32 @@ int ln_table_read(const char *path, ln_table *t)
     return 1;
 }
 
-/* What a column of lnbench's own files may hold (results/README.md): an integer at least min, a
- * finite number at least min, or any number C prints (nan and inf included); empty only where
- * lnbench writes nothing (a probe's eps). Columns not listed are text. */
-typedef enum { C_INT, C_FINITE, C_ANY } cell_kind;
-typedef struct {
-    const char *name;
-    cell_kind kind;
-    double min;
-    int may_be_empty;
-} column_rule;
-
-static const column_rule rules[] = {
-    {"D", C_INT, 1, 0},
-    {"rows", C_INT, 1, 0},
-    {"seed", C_INT, 0, 0},
-    {"eps", C_FINITE, 0, 1},
-    {"nonfinite", C_INT, 0, 0},
-    {"worst_row", C_INT, 0, 0},
-    {"worst_col", C_INT, 0, 0},
-    {"rows_judged", C_INT, 0, 0},
-    {"rows_set_aside", C_INT, 0, 0},
-    {"bytes", C_INT, 0, 0},
-    {"threads", C_INT, 1, 0},
-    {"repetitions", C_INT, 0, 0},
-    {"affine_bytes", C_INT, 0, 0},
-    {"evaluations", C_INT, 0, 0},
-    {"max_ulp", C_ANY, 0, 0},
-    {"mean_ulp", C_ANY, 0, 0},
-    {"cr_frac", C_ANY, 0, 0},
-    {"max_norm", C_ANY, 0, 0},
-    {"worst_x", C_ANY, 0, 0},
-    {"worst_y", C_ANY, 0, 0},
-    {"worst_y_exact", C_ANY, 0, 0},
-    {"mean_relerr", C_ANY, 0, 0},
-    {"rstd_relerr", C_ANY, 0, 0},
-    {"kappa_max", C_ANY, 0, 0},
-    {"bound", C_ANY, 0, 0},
-    {"dgamma_max_ulp", C_ANY, 0, 0},
-    {"dgamma_max_norm", C_ANY, 0, 0},
-    {"dbeta_max_ulp", C_ANY, 0, 0},
-    {"dbeta_max_norm", C_ANY, 0, 0},
-    {"dgamma_kappa", C_ANY, 0, 0},
-    {"dbeta_kappa", C_ANY, 0, 0},
-    {"dx_saved_max_ulp", C_ANY, 0, 0},
-    {"dx_saved_max_norm", C_ANY, 0, 0},
-    {"ref_seconds", C_ANY, 0, 0},
-    {"ns_per_row", C_ANY, 0, 0},
-    {"gbps", C_ANY, 0, 0},
-    {"gbps_min", C_ANY, 0, 0},
-    {"gbps_max", C_ANY, 0, 0},
-    {"cv", C_ANY, 0, 0},
-    {"bw_fraction", C_ANY, 0, 0},
-    {"gbps_cpu", C_ANY, 0, 0},
-    {"kappa", C_ANY, 0, 0},
-    {"ratio", C_ANY, 0, 0},
-    {"builtin_ratio", C_ANY, 0, 0},
-    {"gain", C_ANY, 0, 0},
-    {"builtin_max_ulp", C_ANY, 0, 0},
-    {"seconds", C_ANY, 0, 0},
-    {"ratio_found_s", C_ANY, 0, 0},
-    {"ulp_found_s", C_ANY, 0, 0},
-};
-
-/* s as a number the way lnbench writes them: decimal (no hex, no "infinity", no spaces), or
- * nan, -nan, inf, -inf as printf prints them; *v gets it. Returns 1, or 0 when s is none of
- * these, or -1 for a decimal beyond double's range (1e999: lnbench never writes one). */
-static int parse_number(const char *s, double *v)
+/* The schema a header belongs to: the one with the most of its column names (the first of
+ * equals), so that a name two schemas share (verdict) is checked by the file's own. */
+static int schema_of(const ln_table *t)
 {
-    static const char *const words[] = {"nan", "-nan", "inf", "-inf"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, words[i])) return *v = i < 2 ? NAN : i == 2 ? INFINITY : -INFINITY, 1;
-    if (!*s || strspn(s, "0123456789+-.eE") != strlen(s)) return 0;
-    char *end;
-    *v = strtod(s, &end);
-    if (*end) return 0;
-    return isfinite(*v) ? 1 : -1;
+    int best = -1;
+    size_t best_n = 0;
+    for (int sc = 0; sc < LN_SCHEMAS; sc++) {
+        size_t n = 0;
+        for (size_t c = 0; c < t->cols; c++)
+            for (size_t k = 0; k < LN_COLUMNS; k++)
+                if ((int)ln_columns[k].schema == sc && !strcmp(ln_columns[k].name, t->cell[c])) n++;
+        if (n > best_n) best = sc, best_n = n;
+    }
+    return best;
+}
+
+/* Column name of schema sc in columns.def, else of any schema; -1 for a name lnbench never writes. */
+static int column_named(const char *name, int sc)
+{
+    int any = -1;
+    for (size_t k = 0; k < LN_COLUMNS; k++)
+        if (!strcmp(ln_columns[k].name, name)) {
+            if ((int)ln_columns[k].schema == sc) return (int)k;
+            if (any < 0) any = (int)k;
+        }
+    return any;
 }
 
 static void check_cells(const ln_table *t, const char *what)
@@ -120,23 +70,13 @@ static void check_cells(const ln_table *t, const char *what)
         while (same < t->cols && !strcmp(t->cell[r * t->cols + same], t->cell[same])) same++;
         if (same == t->cols) ln_die_usage("%s: line %zu repeats the header line", what, r + 1);
     }
+    int sc = schema_of(t);
     for (size_t c = 0; c < t->cols; c++) {
-        const column_rule *rule = NULL;
-        for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
-            if (!strcmp(t->cell[c], rules[k].name)) rule = &rules[k];
-        if (!rule) continue;
+        int col = column_named(t->cell[c], sc);
+        if (col < 0) continue;
         for (size_t r = 1; r <= t->rows; r++) {
-            const char *s = t->cell[r * t->cols + c];
-            double v;
-            if (!*s && rule->may_be_empty) continue;
-            const char *bad = NULL;
-            int parsed = parse_number(s, &v);
-            if (parsed < 0) bad = "is out of range";
-            else if (!parsed) bad = !*s ? "is empty" : "is not a number";
-            else if (rule->kind != C_ANY && !isfinite(v)) bad = "is not finite";
-            else if (rule->kind == C_INT && v != floor(v)) bad = "is not an integer";
-            else if (rule->kind != C_ANY && v < rule->min) bad = rule->min > 0 ? "is below 1" : "is negative";
-            if (bad) ln_die_usage("%s: line %zu, column %zu (%s): '%s' %s", what, r + 1, c + 1, rule->name, s, bad);
+            const char *s = t->cell[r * t->cols + c], *bad = ln_column_refusal((ln_column)col, s);
+            if (bad) ln_die_usage("%s: line %zu, column %zu (%s): '%s' %s", what, r + 1, c + 1, t->cell[c], s, bad);
         }
     }
 }

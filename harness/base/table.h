@@ -16,10 +16,11 @@ typedef struct {
 
 /* Reads path; quoted fields (with "" for a quote) are unquoted. Returns 0 (and an empty table)
  * if the file cannot be opened. Exits 2 naming the file, line and column on a row whose field
- * count differs from the header's, a repeated header line, or a known column (D, rows, eps, the
- * error figures, ...) holding a value lnbench never writes: not a number ("abc", "0x1p3", empty),
- * a non-finite or overflowing value where it must be finite ("1e999" as eps), or one out of range
- * (D = -768). */
+ * count differs from the header's, a repeated header line, or a column of columns.def holding a
+ * value its kind and values there do not allow (the schema's whose names the header holds most):
+ * not a number ("abc", "0x1p3", empty), a non-finite or overflowing value where it must be finite
+ * ("1e999" as eps), one out of range (D = -768), or a word not among the column's (verdict
+ * "maybe"). */
 int ln_table_read(const char *path, ln_table *t);
 /* The same from CSV text in memory (malloc'ed; the table owns it now); what names it in messages. */
 void ln_table_parse(char *text, const char *what, ln_table *t);

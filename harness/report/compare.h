@@ -33,17 +33,4 @@ typedef struct {
  * run side by side, 0 or 2. */
 int ln_compare(const ln_compare_opts *o);
 
-/* Two kernels of one run (a results folder or bench JSON), case by case: the cases timed for
- * both at the same regime, D and thread count, with each one's median GB/s, the p-value of the
- * difference (raw and Holm-adjusted over the cases) and whether the repetitions can test it. */
-typedef struct {
-    char regime[16];
-    double D;
-    int threads;
-    double ma, mb, p, p_adj;
-    size_t na, nb;
-    int tested; /* enough repetitions for the adjusted p to reach 0.05 */
-} ln_duel;
-size_t ln_duel_rows(const char *path, const char *ka, const char *kb, ln_duel *out, size_t cap);
-
 #endif

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "rank.h"
 #include "results.h"
+#include "rows.h"
 #include "views.h"
 
 #define MAX_SERIES 8 /* per panel: more lines than this do not read */

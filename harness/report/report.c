@@ -1,6 +1,5 @@
 #include "report.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +8,14 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "comparison.h"
 #include "doc.h"
 #include "kernel.h"
 #include "outfile.h"
+#include "rank.h"
 #include "results.h"
+#include "rows.h"
+#include "run_notes.h"
 #include "tuning_notes.h"
 #include "views.h"
 
@@ -280,112 +283,6 @@ static void limits(ln_results *R, ln_doc *d, const char *op)
     }
 }
 
-/* The worst (smallest) cr_frac of a kernel over accuracy.csv's cases whose input stayed ok; NAN
- * when the file has no such column or case. */
-static double worst_cr(ln_results *R, const char *kernel)
-{
-    const ln_table *t = &R->acc[LN_ACC_DEFAULT];
-    int ck = ln_table_column(t, LNC_ACC_kernel), cc = ln_table_column(t, LNC_ACC_cr_frac),
-        cin = ln_table_column(t, LNC_ACC_input);
-    double w = NAN;
-    for (size_t r = 0; cc >= 0 && r < t->rows; r++) {
-        double v = ln_table_num(t, r, cc);
-        if (!strcmp(ln_table_cell(t, r, ck), kernel) && ln_input_ok(t, r, cin) && !isnan(v) && !(v >= w)) w = v;
-    }
-    return w;
-}
-
-/* The accuracy order: non-finite outputs last; then the worst max_ulp over well-formed inputs,
- * then the worst max_norm, then the larger worst cr_frac. Never speed: equal errors are a tie.
- * Returns <0, 0 (a tie), >0. */
-static int acc_order(ln_results *R, const ln_accstat *a, const ln_accstat *b)
-{
-    int ia = isinf(ln_accuracy_rank(a)), ib = isinf(ln_accuracy_rank(b));
-    if (ia != ib) return ia - ib;
-    const double keys[3][2] = {{a->worst_ulp, b->worst_ulp},
-                               {a->worst_norm, b->worst_norm},
-                               {-worst_cr(R, a->kernel), -worst_cr(R, b->kernel)}};
-    for (int k = 0; k < 3; k++) {
-        double x = keys[k][0], y = keys[k][1];
-        if (isnan(x) || isnan(y)) {
-            if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
-            continue;
-        }
-        if (fabs(x - y) > 1e-9 * fmax(fabs(x), fabs(y))) return x < y ? -1 : 1;
-    }
-    return 0;
-}
-
-/* The most accurate kernels of an op and dtype (acc_order), ties all named: fills out (at most
- * cap, file order) and returns how many; 0 when none has finite outputs. */
-static size_t most_accurate_set(ln_results *R, const char *op, const char *dtype, ln_accstat **out, size_t cap)
-{
-    ln_accstat *best = NULL;
-    for (size_t k = 0; k < R->nac; k++) {
-        ln_accstat *a = &R->ac[k];
-        if (strcmp(a->op, op) || strcmp(a->dtype, dtype) || isinf(ln_accuracy_rank(a))) continue;
-        if (!best || acc_order(R, a, best) < 0) best = a;
-    }
-    size_t n = 0;
-    for (size_t k = 0; best && k < R->nac && n < cap; k++) {
-        ln_accstat *a = &R->ac[k];
-        if (!strcmp(a->op, op) && !strcmp(a->dtype, dtype) && !isinf(ln_accuracy_rank(a)) && !acc_order(R, a, best))
-            out[n++] = a;
-    }
-    return n;
-}
-
-/* A tie's names: "f32-accurate-{scalar,avx2}" when they differ only after the last '-', else
- * "a, b"; buf of n bytes. */
-static const char *tie_names(ln_accstat **set, size_t k, char *buf, size_t n)
-{
-    if (k == 1) return snprintf(buf, n, "%s", set[0]->kernel), buf;
-    const char *dash = strrchr(set[0]->kernel, '-');
-    size_t stem = dash ? (size_t)(dash - set[0]->kernel) + 1 : 0;
-    int same = stem > 0;
-    for (size_t i = 1; i < k && same; i++)
-        same = !strncmp(set[i]->kernel, set[0]->kernel, stem) && !strchr(set[i]->kernel + stem, '-');
-    size_t len = (size_t)snprintf(buf, n, "%.*s%s", same ? (int)stem : 0, set[0]->kernel, same ? "{" : "");
-    for (size_t i = 0; i < k && len < n; i++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? (same ? "," : ", ") : "",
-                                set[i]->kernel + (same ? stem : 0));
-    if (same && len < n) snprintf(buf + len, n - len, "}");
-    return buf;
-}
-
-/* The fastest of a set in a regime (the cost of that accuracy), NULL when none was timed. */
-static ln_speed *fastest_of(ln_results *R, ln_accstat **set, size_t k, const char *regime)
-{
-    ln_speed *best = NULL;
-    for (size_t i = 0; i < k && regime; i++) {
-        ln_speed *s = ln_find_speed(R, set[i]->kernel, regime);
-        if (s && !isnan(s->median) && (!best || s->median > best->median)) best = s;
-    }
-    return best;
-}
-
-/* The most accurate of an op and dtype as the tables show it: the tie's names, the first of
- * them (for its errors, the same for all), and the fastest of them in regime (what that accuracy
- * costs). 0 when no kernel has finite outputs. */
-typedef struct {
-    ln_accstat *first;
-    char names[512];
-    ln_speed *speed;
-} acc_pick;
-
-static int pick_accurate(ln_results *R, const char *op, const char *dtype, const char *regime, acc_pick *p)
-{
-    ln_accstat *set[64];
-    size_t n = most_accurate_set(R, op, dtype, set, 64);
-    memset(p, 0, sizeof *p);
-    if (!n) return 0;
-    p->first = set[0];
-    tie_names(set, n, p->names, sizeof p->names);
-    if (n > 1) strncat(p->names, " (tie)", sizeof p->names - strlen(p->names) - 1);
-    p->speed = fastest_of(R, set, n, regime);
-    return 1;
-}
-
 static void accuracy_summary(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Accuracy and what it costs");
@@ -402,8 +299,8 @@ static void accuracy_summary(ln_results *R, ln_doc *d, const char *op)
                        speedcol, "fastest",       "its worst max_ulp", "its worst max_norm (u)"};
     ln_doc_table(d, 8, "llrrrlrr", h);
     for (size_t i = 0; i < R->ndtypes; i++) {
-        acc_pick pk;
-        if (!pick_accurate(R, op, R->dtypes[i], regime, &pk)) continue;
+        ln_acc_pick pk;
+        if (!ln_pick_accurate(R, op, R->dtypes[i], regime, &pk)) continue;
         ln_accstat *best = pk.first;
         ln_speed *fast = regime ? ln_fastest_op(R, op, R->dtypes[i], regime, 0) : NULL, *mine = pk.speed;
         ln_accstat *fa = fast ? ln_find_acc(R, fast->kernel) : NULL;
@@ -475,110 +372,9 @@ static void accuracy_summary(ln_results *R, ln_doc *d, const char *op)
     }
 }
 
-/* What the timing runs' JSON files say beyond bench.csv: the cases lnbench bench skipped
- * (--max-call-seconds), frequency scaling, the load when each run started. One JSON per run:
- * bench.json beside bench.csv, ops/bench-OP.json beside each op run's CSV (make bench-ops). */
-typedef struct {
-    char *name;             /* Google Benchmark's run name less "/process_time/real_time" */
-    const char *op, *dtype; /* of its kernel */
-    const char *file;       /* the JSON, as named under the results folder */
-} skipped_case;
-
-typedef struct {
-    char *file[64]; /* the JSON files read, relative to the folder */
-    double load[64], cpus[64];
-    int scaling[64];
-    size_t nfile;
-    skipped_case *skip;
-    size_t nskip;
-} timing_notes;
-
-/* A kernel's op and dtype: from the result rows, else the registry (every case of it skipped). */
-static void kernel_op_dtype(ln_results *R, const char *kernel, const char **op, const char **dtype)
-{
-    ln_accstat *a = ln_find_acc(R, kernel);
-    if (a) {
-        *op = a->op, *dtype = a->dtype;
-        return;
-    }
-    for (size_t i = 0; i < R->nsp; i++)
-        if (!strcmp(R->sp[i].kernel, kernel)) {
-            *op = R->sp[i].op, *dtype = R->sp[i].dtype;
-            return;
-        }
-    const ln_kernel *k = ln_kernel_find(kernel);
-    *op = k ? ln_op_name(k->op) : "layernorm";
-    *dtype = k ? ln_fmt(k->dtype)->name : "";
-}
-
-static void read_timing_notes(ln_results *R, timing_notes *T)
-{
-    memset(T, 0, sizeof *T);
-    char *csv[64];
-    size_t ncsv = ln_results_files(R->dir, "bench.csv", csv, 64), dirlen = strlen(R->dir);
-    for (size_t c = 0; c < ncsv; c++) {
-        char *path = ln_json_beside(csv[c]);
-        free(csv[c]);
-        json_error_t jerr;
-        json_t *root = json_load_file(path, 0, &jerr);
-        if (!root) {
-            free(path);
-            continue;
-        }
-        size_t f = T->nfile++;
-        T->file[f] = path;
-        if (!strncmp(path, R->dir, dirlen) && path[dirlen] == '/')
-            memmove(path, path + dirlen + 1, strlen(path + dirlen + 1) + 1);
-        json_t *ctx = json_object_get(root, "context"), *b = json_object_get(root, "benchmarks");
-        T->scaling[f] = json_is_true(json_object_get(ctx, "cpu_scaling_enabled"));
-        json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
-        T->load[f] = json_is_number(load) ? json_number_value(load) : NAN;
-        T->cpus[f] = json_number_value(json_object_get(ctx, "num_cpus"));
-        size_t i;
-        json_t *e;
-        json_array_foreach(b, i, e)
-        {
-            const char *name = json_string_value(json_object_get(e, "run_name"));
-            if (!name || !json_is_true(json_object_get(e, "error_occurred")) ||
-                json_integer_value(json_object_get(e, "repetition_index")) != 0)
-                continue;
-            skipped_case *bigger = realloc(T->skip, (T->nskip + 1) * sizeof *T->skip);
-            if (!bigger) ln_die("out of memory");
-            T->skip = bigger;
-            skipped_case *k = &T->skip[T->nskip++];
-            /* the case, less Google Benchmark's suffixes */
-            const char *tail = strstr(name, "/process_time");
-            if (!tail) tail = strstr(name, "/real_time");
-            if (asprintf(&k->name, "%.*s", (int)(tail ? tail - name : (long)strlen(name)), name) < 0)
-                ln_die("out of memory");
-            char kernel[128];
-            snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(k->name, "/"), k->name);
-            kernel_op_dtype(R, kernel, &k->op, &k->dtype);
-            k->file = T->file[f];
-        }
-        json_decref(root);
-    }
-}
-
-static void free_timing_notes(timing_notes *T)
-{
-    for (size_t i = 0; i < T->nskip; i++) free(T->skip[i].name);
-    free(T->skip);
-    for (size_t f = 0; f < T->nfile; f++) free(T->file[f]);
-}
-
-/* Skipped cases of one op (and dtype, unless NULL). */
-static size_t skipped_count(const timing_notes *T, const char *op, const char *dtype)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < T->nskip; i++)
-        n += !strcmp(T->skip[i].op, op) && (!dtype || !strcmp(T->skip[i].dtype, dtype));
-    return n;
-}
-
 /* Noisy timings from bench.csv; from the runs' JSON, skipped cases per op, frequency scaling
  * and the load when each run started. */
-static void warnings(ln_results *R, ln_doc *d, const timing_notes *T, const char *const *ops, size_t nops)
+static void warnings(ln_results *R, ln_doc *d, const ln_run_notes *T, const char *const *ops, size_t nops)
 {
     ln_doc_heading(d, 2, "Warnings");
     int any = 0;
@@ -639,7 +435,7 @@ static void warnings(ln_results *R, ln_doc *d, const timing_notes *T, const char
     }
     /* skipped cases per op, in the report's op order */
     for (size_t o = 0; o < nops; o++) {
-        size_t n = skipped_count(T, ops[o], NULL);
+        size_t n = ln_skipped_count(T, ops[o], NULL);
         if (!n) continue;
         char list[4096] = "", where[512] = "";
         size_t len = 0, shown = 0;
@@ -658,27 +454,6 @@ static void warnings(ln_results *R, ln_doc *d, const timing_notes *T, const char
     if (!any) ln_doc_item(d, "None: no noisy timing, no skipped case, no frequency scaling reported.");
 }
 
-/* The row lengths timed for an op's kernels of a dtype in a regime, ascending; returns how many. */
-static size_t timed_Ds(ln_results *R, const char *op, const char *dt, const char *rg, double *Ds)
-{
-    size_t nD = 0;
-    for (size_t k = 0; k < R->nsp; k++) {
-        ln_speed *s = &R->sp[k];
-        if (s->probe || strcmp(s->op, op) || strcmp(s->dtype, dt) || strcmp(s->regime, rg)) continue;
-        for (size_t q = 0; q < s->n; q++) {
-            size_t w = 0;
-            while (w < nD && Ds[w] != s->D[q]) w++;
-            if (w == nD && nD < LN_MAXD) Ds[nD++] = s->D[q];
-        }
-    }
-    for (size_t a = 1; a < nD; a++)
-        for (size_t b = a; b > 0 && Ds[b - 1] > Ds[b]; b--) {
-            double t = Ds[b];
-            Ds[b] = Ds[b - 1], Ds[b - 1] = t;
-        }
-    return nD;
-}
-
 static void throughput_details(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Throughput per row length");
@@ -686,7 +461,7 @@ static void throughput_details(ln_results *R, ln_doc *d, const char *op)
         for (size_t j = 0; j < R->nregimes; j++) {
             const char *dt = R->dtypes[i], *rg = R->regimes[j];
             double Ds[LN_MAXD];
-            size_t nD = timed_Ds(R, op, dt, rg, Ds);
+            size_t nD = ln_timed_Ds(R, op, dt, rg, Ds);
             if (!nD) continue;
             char title[128];
             snprintf(title, sizeof title, "%s, %s-resident", dt, rg);
@@ -909,7 +684,7 @@ static double relative(double e, const char *dtype)
 static void winners_by_D(ln_results *R, const char *op, const char *dt, const char *rg, char *buf, size_t n)
 {
     double Ds[LN_MAXD];
-    size_t nD = timed_Ds(R, op, dt, rg, Ds);
+    size_t nD = ln_timed_Ds(R, op, dt, rg, Ds);
     const char *win[LN_MAXD];
     size_t len = 0;
     int changes = 0;
@@ -982,7 +757,7 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
                 const char *op = ops[o], *dt = R->dtypes[i], *rg = R->nregimes ? R->regimes[j] : NULL;
                 ln_speed *fast = rg ? ln_fastest_op(R, op, dt, rg, 0) : NULL;
                 ln_accstat *set[64];
-                size_t nset = most_accurate_set(R, op, dt, set, 64);
+                size_t nset = ln_most_accurate_set(R, op, dt, set, 64);
                 if (!fast && !nset) continue;
                 const char *probe = NULL;
                 double bytes = NAN, limit = rg ? limit_of(R, op, rg, dt, &probe, &bytes) : NAN;
@@ -1004,8 +779,8 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
                                             " (%.0f%% of the limit %.3g GB/s, %s)", 100 * fast->median / limit, limit,
                                             limit_source(R, src, sizeof src, op, probe, bytes));
                 if (nset) {
-                    ln_speed *ms = fastest_of(R, set, nset, rg);
-                    tie_names(set, nset, tie, sizeof tie);
+                    ln_speed *ms = ln_fastest_of(R, set, nset, rg);
+                    ln_tie_names(set, nset, tie, sizeof tie);
                     len += (size_t)snprintf(sentence + len, sizeof sentence - len, ". Most accurate: %s%s (%s ulp", tie,
                                             nset > 1 ? ", a tie" : "", err(e, set[0]->worst_ulp, set[0]->nonfinite));
                     len += (size_t)snprintf(sentence + len, sizeof sentence - len, ", %s u = relative %.2g",
@@ -1044,7 +819,7 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
 }
 
 /* The first screen: per op, dtype and regime which kernel to take here and what it costs. */
-static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops, const timing_notes *T)
+static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops, const ln_run_notes *T)
 {
     ln_doc_heading(d, 2, "Which kernel, here, and at what cost");
     provenance(R, d);
@@ -1100,14 +875,14 @@ static void glance(ln_results *R, ln_doc *d, const char *const *ops, size_t nops
             /* the regimes where the op and dtype were timed; one row without speed if none */
             int timed = 0;
             for (size_t j = 0; j < R->nregimes; j++) timed |= ln_fastest_op(R, op, dt, R->regimes[j], 0) != NULL;
-            size_t skipped = skipped_count(T, op, dt);
+            size_t skipped = ln_skipped_count(T, op, dt);
             const char *const *regimes = timed ? R->regimes : none;
             size_t nreg = timed ? R->nregimes : 1;
             for (size_t j = 0; j < nreg; j++) {
                 const char *rg = regimes[j];
                 ln_speed *fast = timed ? ln_fastest_op(R, op, dt, rg, 0) : NULL;
-                acc_pick pk;
-                ln_accstat *acc = pick_accurate(R, op, dt, timed ? rg : NULL, &pk) ? pk.first : NULL;
+                ln_acc_pick pk;
+                ln_accstat *acc = ln_pick_accurate(R, op, dt, timed ? rg : NULL, &pk) ? pk.first : NULL;
                 /* a regime where the others were timed and this op's cases skipped: said, not left out */
                 if ((timed && !fast && !skipped) || (!fast && !acc && !skipped)) continue;
                 char g[32], frac[64], a[700], cost[64], e[48], hard[256], who[96];
@@ -1404,15 +1179,15 @@ int ln_report_write(const char *dir)
     size_t nops = 0;
     ln_collect_ops(&R.bench, ops, &nops);
     ln_collect_ops(&R.acc[LN_ACC_DEFAULT], ops, &nops);
-    timing_notes T;
-    read_timing_notes(&R, &T);
+    ln_run_notes T;
+    ln_run_notes_read(&R, &T);
     glance(&R, &d, ops, nops, &T);
     if (R.have_acc[0] || R.have_acc[1] || R.have_acc[2]) verdict_section(&R, &d);
     for (size_t i = 0; i < nops; i++) op_section(&R, &d, ops[i]);
     if (R.have_bench) scaling_section(&R, &d);
     ln_report_tuning_section(dir, &d);
     warnings(&R, &d, &T, ops, nops);
-    free_timing_notes(&T);
+    ln_run_notes_free(&T);
     figures(&R, &d);
     full_tables(&R, &d);
     ln_doc_end(&d);

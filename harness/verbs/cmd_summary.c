@@ -14,6 +14,7 @@
 #include "merge.h"
 #include "plugin.h"
 #include "results.h"
+#include "rows.h"
 #include "table.h"
 #include "verbs.h"
 #include "views.h"

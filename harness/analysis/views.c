@@ -6,79 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "kernel.h"
 #include "results.h"
+#include "rows.h"
 #include "stats.h"
-
-/* Reading order: kernels/ops.def's order, LayerNorm forward first. */
-static int op_rank(const char *op)
-{
-    for (int i = 0; i < LN_NOPS; i++)
-        if (!strcmp(op, ln_op_name((ln_op)i))) return i;
-    return LN_NOPS;
-}
-
-const char *ln_row_op(const ln_table *t, size_t r)
-{
-    /* accuracy and bench files alike: kernel and op have these names in every schema */
-    if (ln_is_probe(ln_table_cell(t, r, ln_table_column(t, LNC_ACC_kernel)))) return "";
-    const char *op = ln_table_cell(t, r, ln_table_column(t, LNC_ACC_op));
-    return *op ? op : "layernorm";
-}
-
-const char *ln_op_title(const char *op)
-{
-    int i = op_rank(op);
-    return i < LN_NOPS ? ln_ops[i].title : op;
-}
-
-int ln_backward_op(const char *op)
-{
-    int i = op_rank(op);
-    return i < LN_NOPS && ln_ops[i].forward != (ln_op)i;
-}
-
-void ln_collect_ops(const ln_table *t, const char **ops, size_t *n)
-{
-    for (size_t r = 0; r < t->rows; r++) {
-        const char *op = ln_row_op(t, r);
-        if (*op) ln_add_unique(ops, n, LN_MAX_OPS, op);
-    }
-    ln_sort_ops(ops, *n);
-}
-
-void ln_sort_ops(const char **ops, size_t n)
-{
-    for (size_t i = 1; i < n; i++) /* insertion sort by rank: the others keep their order */
-        for (size_t j = i; j > 0 && op_rank(ops[j - 1]) > op_rank(ops[j]); j--) {
-            const char *s = ops[j];
-            ops[j] = ops[j - 1], ops[j - 1] = s;
-        }
-}
-
-int ln_row_threads(const ln_table *t, size_t r)
-{
-    double v = ln_table_num(t, r, ln_table_column(t, LNC_BENCH_threads));
-    return v >= 1 ? (int)v : 1;
-}
-
-size_t ln_table_threads(const ln_table *t, int *threads, size_t cap)
-{
-    size_t n = 0;
-    for (size_t r = 0; r < t->rows; r++) {
-        int k = ln_row_threads(t, r);
-        size_t i = 0;
-        while (i < n && threads[i] != k) i++;
-        if (i < n) continue;
-        if (n == cap) { /* full: keep the smallest counts */
-            if (k > threads[n - 1]) continue;
-            n--;
-        }
-        for (i = n++; i > 0 && threads[i - 1] > k; i--) threads[i] = threads[i - 1];
-        threads[i] = k;
-    }
-    return n;
-}
 
 double ln_median_where(const ln_table *t, const char *kernel, const char *regime, int threads, ln_column col)
 {
@@ -184,32 +114,6 @@ double ln_run_limit(const char *dir, const ln_table *fallback, const char *op, c
         if (!isnan(g)) return g;
     }
     return NAN;
-}
-
-size_t ln_run_emulated(const char *dir, char *files, size_t n, char *emulator, size_t en)
-{
-    static const char *const kinds[] = {"bench.csv", "accuracy.csv", "conditioning.csv", "eps.csv"};
-    size_t count = 0, dirlen = strlen(dir);
-    if (n) files[0] = 0;
-    for (size_t k = 0; k < 4; k++) {
-        char *paths[64];
-        size_t np = ln_results_files(dir, kinds[k], paths, 64);
-        for (size_t i = 0; i < np; i++) {
-            char meta[1200], emu[64] = "";
-            snprintf(meta, sizeof meta, "%s.meta.json", paths[i]);
-            ln_meta_value(meta, "emulator", emu, sizeof emu);
-            if (*emu && strcmp(emu, "none")) {
-                const char *name =
-                    !strncmp(paths[i], dir, dirlen) && paths[i][dirlen] == '/' ? paths[i] + dirlen + 1 : paths[i];
-                size_t len = strlen(files);
-                if (len < n) snprintf(files + len, n - len, "%s%s", count ? ", " : "", name);
-                if (en) snprintf(emulator, en, "%s", emu);
-                count++;
-            }
-            free(paths[i]);
-        }
-    }
-    return count;
 }
 
 const char *ln_size_label(double bytes, char *buf, size_t n)

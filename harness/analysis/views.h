@@ -10,27 +10,7 @@
 
 #include "table.h"
 
-#define LN_MAX_OPS 8
 #define LN_MAX_THREAD_COUNTS 16
-
-/* The op of row r: its op column, "layernorm" when absent or empty; "" for a probe row. */
-const char *ln_row_op(const ln_table *t, size_t r);
-/* The op's title in kernels/ops.def: "LayerNorm", ..., "RMSNorm backward" (an unknown op: itself). */
-const char *ln_op_title(const char *op);
-/* 1 for a backward op (one that reads its forward's saved statistics: layernorm-bwd, rmsnorm-bwd
- * in kernels/ops.def): dx, dgamma, dbeta are judged apart. */
-int ln_backward_op(const char *op);
-/* Adds the ops of t's kernel rows to ops[0..*n), keeping the list in reading order (layernorm,
- * rmsnorm, layernorm-bwd, rmsnorm-bwd, then others as met). */
-void ln_collect_ops(const ln_table *t, const char **ops, size_t *n);
-/* Sorts ops[0..n) into that reading order. */
-void ln_sort_ops(const char **ops, size_t n);
-
-/* The thread count of row r: its threads column, 1 when absent or empty. */
-int ln_row_threads(const ln_table *t, size_t r);
-/* The thread counts of t, ascending, the smallest cap of them; returns how many (0 for an
- * empty table). */
-size_t ln_table_threads(const ln_table *t, int *threads, size_t cap);
 
 /* Median of column col over the rows of kernel in regime at the thread count, NaN values
  * left out; NaN when there is no such row. */
@@ -49,10 +29,6 @@ double ln_limit_at(const ln_table *bench, const char *regime, int threads, const
  * *bytes (each may be NULL) name the probe and its size; NAN when no probe matches. */
 double ln_run_limit(const char *dir, const ln_table *fallback, const char *op, const char *regime, int threads,
                     const char *dtype, const char **probe, double *bytes);
-/* The results files of folder dir (bench, accuracy, conditioning, eps and the op runs') whose
- * metadata says they ran under an emulator: their names, comma-separated, into files; returns
- * how many. Timings of those mean nothing; their accuracy stands. */
-size_t ln_run_emulated(const char *dir, char *files, size_t n, char *emulator, size_t en);
 /* "64M", "1M", "256K": a size in bytes as lnbench bench's --bytes takes it. */
 const char *ln_size_label(double bytes, char *buf, size_t n);
 

@@ -55,28 +55,11 @@ void ln_results_free(ln_results *R);
 
 int ln_is_peer(const char *kernel);  /* ext-<library>-<dtype> */
 int ln_is_probe(const char *kernel); /* probe-copy, probe-stream */
-/* The algorithm family of a kernel: its name less the dtype in front and the ISA behind
- * ("f32-twopass-avx512" -> "twopass"); a peer is a family of its own. buf has n bytes. */
-const char *ln_family(const char *kernel, char *buf, size_t n);
 /* A result row's input stayed what was drawn (the input column is ok, or absent). */
 int ln_input_ok(const ln_table *t, size_t r, int col_input);
 
 ln_speed *ln_find_speed(ln_results *R, const char *kernel, const char *regime);
 ln_accstat *ln_find_acc(ln_results *R, const char *kernel);
-/* The fastest kernel of a dtype in a regime by median GB/s; own = leave the peers out. */
-ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int own);
-/* The same among the kernels of one op (NULL: any). */
-ln_speed *ln_fastest_op(ln_results *R, const char *op, const char *dtype, const char *regime, int own);
-/* Worst max_norm, infinite for a kernel with non-finite outputs or no finite case. */
-double ln_accuracy_rank(const ln_accstat *a);
-/* The machine limit of a regime for kernels storing dtype: the best GB/s of the probes
- * (probe-copy, probe-stream; probe-copy-16, probe-stream-16 for f16/bf16) in that regime of a
- * bench.csv, at its smallest thread count, traffic counted as for kernels (x read + y written).
- * NAN when the file has no probe row there; *probe (if not NULL) names the probe. */
-double ln_regime_limit(const ln_table *bench, const char *regime, const char *dtype, const char **probe);
-/* The regime the accuracy/speed trade-off is judged in: memory when timed, else the first. */
-const char *ln_tradeoff_regime(const ln_results *R);
-
 char *ln_path_in(const char *dir, const char *name);
 /* The files of one kind in a results folder: DIR/NAME (e.g. accuracy.csv, the LayerNorm run)
  * and the op runs of `make bench-ops` beside it, DIR/ops/STEM-*.EXT (ops/accuracy-rmsnorm.csv),
@@ -93,5 +76,10 @@ int ln_path_exists(const char *path);
 int ln_path_is_dir(const char *path);
 /* Appends s to list[0..*n) unless it is there already (or the list holds cap). */
 void ln_add_unique(const char **list, size_t *n, size_t cap, const char *s);
+
+/* The results files of folder dir (bench, accuracy, conditioning, eps and the op runs') whose
+ * metadata says they ran under an emulator: their names, comma-separated, into files; returns
+ * how many. Timings of those mean nothing; their accuracy stands. */
+size_t ln_run_emulated(const char *dir, char *files, size_t n, char *emulator, size_t en);
 
 #endif

@@ -10,8 +10,8 @@
 #include "cli.h"
 #include "meta.h"
 #include "merge.h"
+#include "rows.h"
 #include "stats.h"
-#include "views.h"
 
 /* ln_verdict_names: defined beside ln_judge (harness/measure/accuracy.c), which writes them. */
 
@@ -46,13 +46,6 @@ char *ln_path_in(const char *dir, const char *name)
     char *p;
     if (asprintf(&p, "%s/%s", dir, name) < 0) ln_die("out of memory");
     return p;
-}
-
-double ln_regime_limit(const ln_table *bench, const char *regime, const char *dtype, const char **probe)
-{
-    int threads = 1;
-    ln_table_threads(bench, &threads, 1);
-    return ln_limit_at(bench, regime, threads, dtype, probe);
 }
 
 size_t ln_results_files(const char *dir, const char *name, char **paths, size_t cap)
@@ -212,44 +205,6 @@ static void load_accuracy(ln_results *R)
     }
 }
 
-double ln_accuracy_rank(const ln_accstat *a)
-{
-    return a->nonfinite > 0 ? INFINITY : isnan(a->worst_norm) ? INFINITY : a->worst_norm;
-}
-
-ln_speed *ln_fastest(ln_results *R, const char *dtype, const char *regime, int own)
-{
-    return ln_fastest_op(R, NULL, dtype, regime, own);
-}
-
-ln_speed *ln_fastest_op(ln_results *R, const char *op, const char *dtype, const char *regime, int own)
-{
-    ln_speed *best = NULL;
-    for (size_t i = 0; i < R->nsp; i++) {
-        ln_speed *s = &R->sp[i];
-        if (s->probe || (own && s->peer) || strcmp(s->dtype, dtype) || strcmp(s->regime, regime) || isnan(s->median) ||
-            (op && strcmp(s->op, op)))
-            continue;
-        if (!best || s->median > best->median) best = s;
-    }
-    return best;
-}
-
-const char *ln_family(const char *kernel, char *buf, size_t n)
-{
-    const char *first = strchr(kernel, '-'), *last = strrchr(kernel, '-');
-    if (ln_is_peer(kernel) || !first || first == last) snprintf(buf, n, "%s", kernel);
-    else snprintf(buf, n, "%.*s", (int)(last - first - 1), first + 1);
-    return buf;
-}
-
-const char *ln_tradeoff_regime(const ln_results *R)
-{
-    for (size_t j = 0; j < R->nregimes; j++)
-        if (!strcmp(R->regimes[j], "memory")) return "memory";
-    return R->nregimes ? R->regimes[0] : NULL;
-}
-
 int ln_results_load(ln_results *R, const char *dir)
 {
     static const char *const names[LN_ACC_FILES] = {"accuracy.csv", "conditioning.csv", "eps.csv"};
@@ -285,4 +240,30 @@ void ln_results_free(ln_results *R)
     for (int f = 0; f < LN_ACC_FILES; f++) ln_table_free(&R->acc[f]);
     free(R->sp);
     free(R->ac);
+}
+
+size_t ln_run_emulated(const char *dir, char *files, size_t n, char *emulator, size_t en)
+{
+    static const char *const kinds[] = {"bench.csv", "accuracy.csv", "conditioning.csv", "eps.csv"};
+    size_t count = 0, dirlen = strlen(dir);
+    if (n) files[0] = 0;
+    for (size_t k = 0; k < 4; k++) {
+        char *paths[64];
+        size_t np = ln_results_files(dir, kinds[k], paths, 64);
+        for (size_t i = 0; i < np; i++) {
+            char meta[1200], emu[64] = "";
+            snprintf(meta, sizeof meta, "%s.meta.json", paths[i]);
+            ln_meta_value(meta, "emulator", emu, sizeof emu);
+            if (*emu && strcmp(emu, "none")) {
+                const char *name =
+                    !strncmp(paths[i], dir, dirlen) && paths[i][dirlen] == '/' ? paths[i] + dirlen + 1 : paths[i];
+                size_t len = strlen(files);
+                if (len < n) snprintf(files + len, n - len, "%s%s", count ? ", " : "", name);
+                if (en) snprintf(emulator, en, "%s", emu);
+                count++;
+            }
+            free(paths[i]);
+        }
+    }
+    return count;
 }

@@ -200,7 +200,7 @@ static void add_norm_ref(int centred, ln_dtype t, size_t rows, size_t D, const v
 {
     const void *in[] = {x, r, g, b};
     ln_ref_out out[] = {{y, hi, lo}, {h, hhi, hlo}};
-    (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, rows, D, eps, in, out, st);
+    (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, t, rows, D, eps, in, out, st);
 }
 
 /* The fused references, every format, both ops, with and without gamma and beta: h against the
@@ -460,7 +460,8 @@ static void test_bwd_reference_closed(void **state)
 /* The bound check of every op kernel: max_norm of its output on a case within bound(D, kappa). */
 static int within_bound(const ln_kernel *k, ln_op op, const char *dist, size_t D)
 {
-    ln_case c = {.dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = op};
+    ln_case c = {
+        .dtype = k->dtype, .resid = k->resid, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = op};
     ln_dist_parse(dist, &c.dist);
     ln_prepared p;
     assert_int_equal(ln_prepare(&c, &p), 0);
@@ -493,8 +494,15 @@ static void test_op_kernels_within_bounds(void **state)
 /* k's verdict (ln_judge, as `accuracy --check`) on a case of its op; *domain gets its domain. */
 static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D, int saved_f32, const char **domain)
 {
-    ln_case c = {
-        .dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = k->op, .saved_f32 = saved_f32};
+    ln_case c = {.dtype = k->dtype,
+                 .resid = k->resid,
+                 .D = D,
+                 .rows = 8,
+                 .eps = 1e-5,
+                 .seed = 3,
+                 .affine = 1,
+                 .op = k->op,
+                 .saved_f32 = saved_f32};
     ln_dist_parse(dist, &c.dist);
     ln_prepared p;
     assert_int_equal(ln_prepare(&c, &p), 0);
@@ -588,11 +596,19 @@ static void test_op_kernels_in_place(void **state)
     for (size_t i = 0; i < ln_num_op_kernels; i++) {
         const ln_kernel *k = ln_op_kernels[i];
         if (!ln_kernel_available(k)) continue;
-        ln_case c = {.dtype = k->dtype, .D = 100, .rows = 3, .eps = 1e-5, .seed = 5, .affine = 1, .op = k->op};
+        ln_case c = {.dtype = k->dtype,
+                     .resid = k->resid,
+                     .D = 100,
+                     .rows = 3,
+                     .eps = 1e-5,
+                     .seed = 5,
+                     .affine = 1,
+                     .op = k->op};
         ln_dist_parse("normal", &c.dist);
         ln_prepared p;
         assert_int_equal(ln_prepare(&c, &p), 0);
-        size_t bytes = c.rows * c.D * ln_fmt(c.dtype)->size;
+        /* x and y in the dtype; r and h in the residual format (fp32 for the mixed kernels) */
+        size_t bytes = c.rows * c.D * ln_fmt(c.dtype)->size, rbytes = c.rows * c.D * ln_fmt(ln_kernel_resid(k))->size;
         void *out = malloc(bytes), *io = malloc(bytes), *dg = malloc(c.D * 8), *db = malloc(c.D * 8);
         ln_errors e;
         ln_measure_kernel(k, &p, &e, out);
@@ -601,9 +617,9 @@ static void test_op_kernels_in_place(void **state)
         int bwd = ln_op_is_backward(k->op), fused = p.role[1].data && !strcmp(ln_ops[k->op].roles[1].name, "r");
         memcpy(io, bwd ? p.dy : p.x, bytes);
         /* the fused ops as engines run them: h over r (the residual updated), y over x */
-        void *h_out = fused ? malloc(bytes) : NULL, *rh = fused ? malloc(bytes) : NULL;
+        void *h_out = fused ? malloc(rbytes) : NULL, *rh = fused ? malloc(rbytes) : NULL;
         if (fused) {
-            memcpy(rh, p.role[1].data, bytes);
+            memcpy(rh, p.role[1].data, rbytes);
             ln_args o = {.rows = c.rows,
                          .D = c.D,
                          .x = p.x,
@@ -632,7 +648,7 @@ static void test_op_kernels_in_place(void **state)
                      .h = rh};
         k->forward(&a);
         if (memcmp(io, out, bytes) != 0) fail_msg("%s in place differs from out of place", k->name);
-        if (fused && memcmp(rh, h_out, bytes) != 0) fail_msg("%s: h over r differs from out of place", k->name);
+        if (fused && memcmp(rh, h_out, rbytes) != 0) fail_msg("%s: h over r differs from out of place", k->name);
         free(out), free(io), free(dg), free(db), free(h_out), free(rh);
         ln_prepared_free(&p);
         ln_dist_free(&c.dist);

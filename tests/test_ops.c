@@ -1,7 +1,8 @@
-/* RMSNorm, the backward ops and the fused residual-add ops: the references against closed forms
- * and against an independent 600-bit textbook evaluation rounded by scaling and rint; every op
- * kernel within its claimed bound; and kernels that centre an RMSNorm row, drop the mean(g xhat)
- * term of a backward pass, normalise x instead of h or truncate h caught by that same check. */
+/* RMSNorm, the backward ops and the fused residual-add ops (one format, and fp32 r and h beside
+ * 16-bit x and y): the references against closed forms and against an independent 600-bit
+ * textbook evaluation rounded by scaling and rint; every op kernel within its claimed bound; and
+ * kernels that centre an RMSNorm row, drop the mean(g xhat) term of a backward pass, normalise x
+ * instead of h, truncate h or round an fp32 h to 16 bits caught by that same check. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -26,7 +27,7 @@
 #include "vl_repeat.h"
 
 extern const ln_kernel ln_f32_rmsnorm_accurate_scalar, ln_bf16_rmsnorm_f32acc_scalar, ln_f32_addrms_accurate_scalar,
-    ln_bf16_addrms_f32acc_scalar;
+    ln_bf16_addrms_f32acc_scalar, ln_f16_addrms_f32res_scalar, ln_bf16_addln_f32res_scalar;
 
 #define BITS 600
 #define MAXD 64
@@ -252,6 +253,70 @@ static void test_add_reference_random(void **state)
                 assert_memory_equal(&st[r], &st2, sizeof st2);
             }
         }
+}
+
+/* The mixed-format references (16-bit x, gamma, beta, y; fp32 r and h), both ops, with and
+ * without gamma and beta, against independent computations: h against plain double addition
+ * (exact for these values) rounded once to fp32 by a cast and against the 600-bit sum rounded by
+ * rint; y against the 600-bit textbook operator on the stored fp32 h, rounded by rint to the
+ * 16-bit format. r carries bits below x's precision, so most h differ from x + r rounded to 16
+ * bits, and y from the all-16-bit reference's: a reference rounding h to the dtype fails here. */
+static void test_mixed_reference(void **state)
+{
+    (void)state;
+    SKIP_ON_VL_REPEAT();
+    unsigned seed = 23;
+    size_t wide_h = 0, sums = 0, y_moved = 0;
+    for (ln_dtype t = LN_F16; t <= LN_BF16; t++)
+        for (int trial = 0; trial < 16; trial++) {
+            const size_t rows = 2, D = 2 + (size_t)rand_r(&seed) % (MAXD - 1), n = rows * D;
+            const int centred = trial % 2, affine = trial % 3 != 0;
+            double xv[MAXR * MAXD], rv[MAXR * MAXD], g[MAXD], b[MAXD], hi[MAXR * MAXD], lo[MAXR * MAXD];
+            double hhi[MAXR * MAXD], hlo[MAXR * MAXD], hrow[MAXR][MAXD];
+            char xa[2 * MAXR * MAXD], ga[2 * MAXD], ba[2 * MAXD], ya[2 * MAXR * MAXD], y16[2 * MAXR * MAXD],
+                h16[2 * MAXR * MAXD], r16[2 * MAXR * MAXD];
+            float ra[MAXR * MAXD], ha[MAXR * MAXD];
+            fill(t, n, trial % 4 == 1 ? 20 : 0, &seed, xa, xv);
+            fill(LN_F32, n, 0, &seed, ra, rv);
+            fill(t, D, 1, &seed, ga, g);
+            fill(t, D, 0, &seed, ba, b);
+            const double eps = trial % 5 == 4 ? 0 : 1e-5;
+            const void *in[] = {xa, ra, affine ? ga : NULL, affine ? ba : NULL};
+            ln_ref_out out[] = {{ya, hi, lo}, {ha, hhi, hlo}};
+            (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, LN_F32, rows, D, eps, in, out, NULL);
+            mpfr_t sum;
+            mpfr_init2(sum, BITS);
+            for (size_t i = 0; i < n; i++) {
+                mpfr_set_d(sum, xv[i], MPFR_RNDN);
+                mpfr_add_d(sum, sum, rv[i], MPFR_RNDN); /* exact at 600 bits */
+                check_equal(LN_F32, "h", i, ha[i], sum);
+                check_hilo(LN_F32, hhi[i], hlo[i], sum);
+                if (mpfr_cmp_d(sum, xv[i] + rv[i]) == 0) { /* the double sum is exact: one cast rounds it */
+                    assert_true(ha[i] == (float)(xv[i] + rv[i]));
+                    sums++;
+                }
+                ln_store(t, h16, 0, ha[i]);
+                wide_h += ln_load(t, h16, 0) != ha[i];
+                hrow[i / D][i % D] = ha[i];
+            }
+            mpfr_clear(sum);
+            oracle_out o;
+            oracle(centred, rows, D, hrow, NULL, affine ? g : NULL, affine ? b : NULL, eps, &o);
+            for (size_t i = 0; i < n; i++) {
+                check_equal(t, "y", i, ln_load(t, ya, i), o.y[i / D][i % D]);
+                check_hilo(t, hi[i], lo[i], o.y[i / D][i % D]);
+            }
+            oracle_free(rows, D, &o);
+            /* the all-16-bit reference on r rounded to the dtype: another h, so another y */
+            for (size_t i = 0; i < n; i++) ln_store(t, r16, i, rv[i]);
+            const void *in16[] = {xa, r16, affine ? ga : NULL, affine ? ba : NULL};
+            ln_ref_out out16[] = {{y16, NULL, NULL}, {h16, NULL, NULL}};
+            (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, t, rows, D, eps, in16, out16, NULL);
+            for (size_t i = 0; i < n; i++) y_moved += ln_load(t, y16, i) != ln_load(t, ya, i);
+        }
+    assert_true(sums > 1000);       /* the double check ran on most elements */
+    assert_true(wide_h > sums / 2); /* most h need fp32's bits */
+    assert_true(y_moved > 100);
 }
 
 /* Closed forms: [1, 5, -1, 0.5] + [2, -1, 1, -0.5] = [3, 4, 0, 0], RMSNorm [6/5, 8/5, 0, 0];
@@ -858,6 +923,64 @@ static void test_breakage_caught(void **state)
     assert_int_equal(verdict_on(&ln_bf16_addrms_f32acc_scalar, "normal", 768, 0, &dom), LN_PASS);
 }
 
+/* Planted: a mixed-format kernel (fp32 r and h) that rounds h to its 16-bit dtype, as an engine
+ * keeping a 16-bit residual does, and then normalises that h correctly: the kernel k of its op
+ * run again with x = 0 and r = the rounded h, so only h is wrong. */
+static const ln_kernel *planted_base;
+static void mixed_h_rounded(const ln_args *a)
+{
+    const size_t n = a->rows * a->D;
+    uint16_t *zero = calloc(n ? n : 1, sizeof *zero), *h16 = malloc((n ? n : 1) * sizeof *h16);
+    assert_non_null(zero), assert_non_null(h16);
+    planted_base->forward(a);
+    for (size_t i = 0; i < n; i++) {
+        ln_half_store(planted_base->dtype, h16, i, ((float *)a->h)[i]);
+        ((float *)a->h)[i] = ln_half_load(planted_base->dtype, h16, i);
+    }
+    ln_args b = *a;
+    b.x = zero, b.r = a->h;
+    planted_base->forward(&b);
+    free(zero), free(h16);
+}
+
+/* The planted kernel fails its verdict on h, on both ops and both 16-bit formats, though y is the
+ * correct norm of the h it wrote; the kernel it wraps passes the same cases. */
+static void test_mixed_h_rounding_caught(void **state)
+{
+    (void)state;
+    const ln_kernel *bases[] = {&ln_f16_addrms_f32res_scalar, &ln_bf16_addln_f32res_scalar};
+    const char *dom;
+    for (size_t i = 0; i < 2; i++) {
+        planted_base = bases[i];
+        ln_kernel planted = *bases[i];
+        planted.name = "planted-h16-scalar", planted.forward = mixed_h_rounded;
+        ln_case c = {.dtype = planted.dtype,
+                     .resid = planted.resid,
+                     .D = 768,
+                     .rows = 8,
+                     .eps = 1e-5,
+                     .seed = 3,
+                     .affine = 1,
+                     .op = planted.op};
+        ln_dist_parse("normal", &c.dist);
+        ln_prepared p;
+        assert_int_equal(ln_prepare(&c, &p), 0);
+        ln_errors e;
+        ln_verdict v;
+        void *y = malloc(768 * 8 * 2);
+        assert_non_null(y);
+        ln_measure_kernel(&planted, &p, &e, y);
+        ln_judge(&planted, &p, y, &v);
+        assert_int_equal(v.verdict, LN_FAIL);
+        assert_string_equal(v.failed_on, "h");
+        assert_true(v.bound == 0 && v.error > 0);
+        free(y);
+        ln_prepared_free(&p);
+        ln_dist_free(&c.dist);
+        assert_int_equal(verdict_on(bases[i], "normal", 768, 0, &dom), LN_PASS);
+    }
+}
+
 /* The worst ulp error of kernel k's dx, dgamma and dbeta over rows of dist at each D of Ds (none
  * a multiple of a vector width; 8 rows, so dgamma and dbeta sum over rows), and the smallest
  * fraction of correctly rounded dx; a non-finite mismatch fails at once. */
@@ -953,12 +1076,14 @@ int main(void)
         cmocka_unit_test(test_rms_reference_closed),
         cmocka_unit_test(test_add_reference_random),
         cmocka_unit_test(test_add_reference_closed),
+        cmocka_unit_test(test_mixed_reference),
         cmocka_unit_test(test_bwd_saved_reference),
         cmocka_unit_test(test_saved_stats_separate_the_losses),
         cmocka_unit_test(test_bwd_reference_random),
         cmocka_unit_test(test_bwd_reference_closed),
         cmocka_unit_test(test_op_kernels_within_bounds),
         cmocka_unit_test(test_breakage_caught),
+        cmocka_unit_test(test_mixed_h_rounding_caught),
         cmocka_unit_test(test_op_kernels_in_place),
         cmocka_unit_test(test_half_addln_kernels),
         cmocka_unit_test(test_op_cli),

@@ -556,8 +556,8 @@ static void test_op_kernels_within_bounds(void **state)
     assert_true(n > 0);
 }
 
-/* k's verdict (ln_judge, as `accuracy --check`) on a case of its op; *domain gets its domain. */
-static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D, int saved_f32, const char **domain)
+/* k's verdict (ln_judge, as `accuracy --check`) on a case of its op, in *v. */
+static void verdict_of(const ln_kernel *k, const char *dist, size_t D, int saved_f32, ln_verdict *v)
 {
     ln_case c = {.dtype = k->dtype,
                  .resid = k->resid,
@@ -572,17 +572,23 @@ static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D
     ln_prepared p;
     assert_int_equal(ln_prepare(&c, &p), 0);
     ln_errors e;
-    ln_verdict v;
     void *y = malloc(D * c.rows * ln_fmt(k->dtype)->size);
     assert_non_null(y);
     ln_measure_kernel(k, &p, &e, y);
-    ln_judge(k, &p, y, &v);
-    if (v.verdict == LN_FAIL)
-        print_message("%s on %s D=%zu: %g u > bound %g u (%s)\n", k->name, dist, D, v.error, v.bound, v.domain);
-    *domain = v.domain; /* a static string */
+    ln_judge(k, &p, y, v);
+    if (v->verdict == LN_FAIL)
+        print_message("%s on %s D=%zu: %g u > bound %g u (%s)\n", k->name, dist, D, v->error, v->bound, v->domain);
     free(y);
     ln_prepared_free(&p);
     ln_dist_free(&c.dist);
+}
+
+/* The verdict's kind; *domain gets its domain. */
+static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D, int saved_f32, const char **domain)
+{
+    ln_verdict v;
+    verdict_of(k, dist, D, saved_f32, &v);
+    *domain = v.domain; /* a static string */
     return v.verdict;
 }
 
@@ -896,27 +902,11 @@ static void test_breakage_caught(void **state)
     const char *const on[] = {"y", "h"};
     const ln_kernel *fused[] = {&of_x, &truncated};
     for (size_t i = 0; i < 2; i++) {
-        ln_case c = {.dtype = fused[i]->dtype,
-                     .D = 768,
-                     .rows = 8,
-                     .eps = 1e-5,
-                     .seed = 3,
-                     .affine = 1,
-                     .op = LN_OP_ADD_RMSNORM};
-        ln_dist_parse("normal", &c.dist);
-        ln_prepared p;
-        assert_int_equal(ln_prepare(&c, &p), 0);
-        ln_errors e;
         ln_verdict v;
-        void *y = malloc(768 * 8 * 4);
-        ln_measure_kernel(fused[i], &p, &e, y);
-        ln_judge(fused[i], &p, y, &v);
+        verdict_of(fused[i], "normal", 768, 0, &v);
         assert_int_equal(v.verdict, LN_FAIL);
         assert_string_equal(v.failed_on, on[i]);
         if (i == 1) assert_true(v.bound == 0 && v.error > 0);
-        free(y);
-        ln_prepared_free(&p);
-        ln_dist_free(&c.dist);
     }
     /* and the correct kernels pass the same cases */
     assert_int_equal(verdict_on(&ln_f32_addrms_accurate_scalar, "normal", 768, 0, &dom), LN_PASS);
@@ -954,29 +944,11 @@ static void test_mixed_h_rounding_caught(void **state)
         planted_base = bases[i];
         ln_kernel planted = *bases[i];
         planted.name = "planted-h16-scalar", planted.forward = mixed_h_rounded;
-        ln_case c = {.dtype = planted.dtype,
-                     .resid = planted.resid,
-                     .D = 768,
-                     .rows = 8,
-                     .eps = 1e-5,
-                     .seed = 3,
-                     .affine = 1,
-                     .op = planted.op};
-        ln_dist_parse("normal", &c.dist);
-        ln_prepared p;
-        assert_int_equal(ln_prepare(&c, &p), 0);
-        ln_errors e;
         ln_verdict v;
-        void *y = malloc(768 * 8 * 2);
-        assert_non_null(y);
-        ln_measure_kernel(&planted, &p, &e, y);
-        ln_judge(&planted, &p, y, &v);
+        verdict_of(&planted, "normal", 768, 0, &v);
         assert_int_equal(v.verdict, LN_FAIL);
         assert_string_equal(v.failed_on, "h");
         assert_true(v.bound == 0 && v.error > 0);
-        free(y);
-        ln_prepared_free(&p);
-        ln_dist_free(&c.dist);
         assert_int_equal(verdict_on(bases[i], "normal", 768, 0, &dom), LN_PASS);
     }
 }

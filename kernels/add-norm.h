@@ -14,8 +14,11 @@
 #ifndef LN_ADD_NORM_H
 #define LN_ADD_NORM_H
 
+#include <stdlib.h>
+
 #include "half.h"
 #include "kernel.h"
+#include "simd/tunables.h"
 
 /* Elements [lo, hi) of row-major h = x + r in format t, one rounding each: the scalar add and the
  * vector kernels' tails. */
@@ -65,5 +68,108 @@ static inline void ln_add_norm_forward(ln_dtype t, ln_add_fn *add, const ln_kern
     static void id##_forward(const ln_args *a) { ln_add_norm_forward(dtype, add, &ln_##base, a); } \
     static double id##_bound(size_t n, double kappa) { return ln_##base.bound(n, kappa); }         \
     LN_KERNEL_DEFINE(ln_##id, name, dtype, isa, op, id##_forward, id##_bound, domain, agrees, LN_NO_TUNABLES, how)
+
+/* The mixed-format fused kernels (docs/lowp.md): 16-bit x, gamma, beta and y (format t), fp32 r
+ * and h (ln_kernel.resid LN_F32), as engines that keep the residual stream in fp32 run it. x is
+ * widened exactly and added to r in fp32, so h is the exact sum rounded once to fp32 (correctly
+ * rounded); y is an fp32 kernel of the plain op on the stored h, its fp32 output rounded once to
+ * t. So the bound of y is the fp32 kernel's, in fp32's u, plus the final rounding (ln_mixed_bound).
+ *
+ * add(t, x, r, h, s, n, stream): h = x + r over n elements (non-temporal stores when stream: h
+ * then vector-aligned), and into the cached copy s unless NULL; narrow(t, s, y, n, stream): the
+ * fp32 values s rounded to t into y (non-temporal stores and a fence when stream). */
+typedef void ln_mixed_add_fn(ln_dtype t, const uint16_t *x, const float *r, float *h, float *s, size_t n, int stream);
+typedef void ln_mixed_narrow_fn(ln_dtype t, const float *s, uint16_t *y, size_t n, int stream);
+
+/* The portable add and narrow (scalar kernels; each vector layer has its own). */
+static inline void ln_mixed_add_elements(ln_dtype t, const uint16_t *x, const float *r, float *h, float *s, size_t n,
+                                         int stream)
+{
+    (void)stream;
+    for (size_t i = 0; i < n; i++) {
+        float v = ln_half_load(t, x, i) + r[i];
+        h[i] = v;
+        if (s) s[i] = v;
+    }
+}
+static inline void ln_mixed_narrow_elements(ln_dtype t, const float *s, uint16_t *y, size_t n, int stream)
+{
+    (void)stream;
+    for (size_t i = 0; i < n; i++) ln_half_store(t, y, i, s[i]);
+}
+
+/* The bound of y in t's u from the fp32 kernel's b32 (in fp32's u), M = max |y_exact|: the fp32
+ * y is within b32 u32 M, and rounding it to t adds u_t (|y| + b32 u32 M) at most. */
+static inline double ln_mixed_bound(ln_dtype t, double b32)
+{
+    const double u32 = 0x1p-24, ut = t == LN_F16 ? 0x1p-11 : 0x1p-8;
+    return 1 + b32 * u32 * (1 / ut + 1);
+}
+
+#define LN_MIXED_BLOCK_BYTES (16 << 10)
+#define LN_MIXED_MAX_TUNABLES 16
+
+static inline float *ln_mixed_scratch(size_t n)
+{
+    float *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+    if (!p) abort(); /* a kernel has no way to report failure; a few KiB per call */
+    return p;
+}
+
+/* gamma or beta (D elements of t, or NULL) widened exactly into a scratch row, or NULL. */
+static inline float *ln_mixed_widen(ln_dtype t, const void *v, size_t D)
+{
+    if (!v) return NULL;
+    float *w = ln_mixed_scratch(D);
+    for (size_t i = 0; i < D; i++) w[i] = ln_half_load(t, v, i);
+    return w;
+}
+
+/* A mixed-format kernel's forward over the fp32 kernel k of the plain op: rows in blocks of
+ * LN_MIXED_BLOCK_BYTES of h, each added, normalised by k into an fp32 scratch block while h is in
+ * L1/L2, and narrowed into y. k runs with its default tunables but never streams (its y is the
+ * scratch); from memory (k's streaming threshold, on the bytes of y) h and y stream instead, and
+ * k reads a cached copy of h. In place (h over r, y over x) is safe: a block's x and r are read
+ * before its h and y are written. */
+static inline void ln_mixed_add_norm(ln_dtype t, const ln_args *a, ln_mixed_add_fn *add, ln_mixed_narrow_fn *narrow,
+                                     const ln_kernel *k)
+{
+    const size_t n = a->D, rows = a->rows;
+    if (n == 0 || rows == 0) return;
+    int p[LN_MIXED_MAX_TUNABLES];
+    const size_t nt = k->n_tunables < LN_MIXED_MAX_TUNABLES ? k->n_tunables : LN_MIXED_MAX_TUNABLES;
+    for (size_t i = 0; i < nt; i++) p[i] = k->tunables[i].def;
+    const int stream = nt && ln_tune_streams(rows, n, sizeof(uint16_t), p[0]);
+    if (nt) p[0] = LN_TUNE_OFF; /* the tunables begin with the streaming threshold */
+    size_t block = LN_MIXED_BLOCK_BYTES / (n * sizeof(float));
+    block = block ? block : 1;
+    float *ys = ln_mixed_scratch(block * n), *hs = stream ? ln_mixed_scratch(block * n) : NULL;
+    float *gw = ln_mixed_widen(t, a->gamma, n), *bw = ln_mixed_widen(t, a->beta, n);
+    const uint16_t *X = a->x;
+    const float *R = a->r;
+    float *H = a->h;
+    uint16_t *Y = a->y;
+    for (size_t r0 = 0; r0 < rows; r0 += block) {
+        const size_t cnt = rows - r0 < block ? rows - r0 : block, o = r0 * n;
+        add(t, X + o, R + o, H + o, hs, cnt * n, stream && (uintptr_t)(H + o) % 64 == 0);
+        ln_args b = *a;
+        b.rows = cnt, b.x = hs ? hs : H + o, b.y = ys, b.gamma = gw, b.beta = bw, b.r = NULL, b.h = NULL;
+        b.mean = a->mean ? a->mean + r0 : NULL, b.rstd = a->rstd ? a->rstd + r0 : NULL;
+        b.params = nt ? p : NULL;
+        k->forward(&b);
+        narrow(t, ys, Y + o, cnt * n, stream && (uintptr_t)(Y + o) % 64 == 0);
+    }
+    free(ys), free(hs), free(gw), free(bw);
+}
+
+/* Defines the mixed-format kernel ln_<id> (16-bit dtype, fp32 residual) over the fp32 kernel
+ * ln_<base> of the plain op, with add and narrow of one vector layer (or the portable ones). */
+#define LN_MIXED_ADD_NORM_KERNEL(id, name, dtype, isa, op, add, narrow, base, domain, agrees, how)                \
+    extern const ln_kernel ln_##base;                                                                             \
+    static void id##_forward(const ln_args *a) { ln_mixed_add_norm(dtype, a, add, narrow, &ln_##base); }          \
+    static double id##_bound(size_t n, double kappa) { return ln_mixed_bound(dtype, ln_##base.bound(n, kappa)); } \
+    const ln_kernel ln_##id = {                                                                                   \
+        LN_KERNEL_FIELDS(name, dtype, isa, op, id##_forward, id##_bound, domain, agrees, LN_NO_TUNABLES, how),    \
+        .resid = LN_F32}
 
 #endif

@@ -39,8 +39,9 @@ typedef struct {
      * Set by the caller (never read from the environment); outputs must not depend on them. */
     const int *params;
     /* The fused residual-add ops only (add-rmsnorm, add-layernorm; docs/ops.md): r the residual
-     * (rows * D, kernel's dtype), h = x + r rounded once to the dtype (rows * D, written: the new
-     * residual); y is the norm of the stored h. The other ops ignore them. */
+     * (rows * D, the kernel's residual format, ln_kernel_resid), h = x + r rounded once to that
+     * format (rows * D, written: the new residual); y is the norm of the stored h. The other ops
+     * ignore them. */
     const void *r;
     void *h;
 } ln_args;
@@ -78,20 +79,24 @@ typedef enum {
     LN_SHAPE_ROWS    /* one double per row (mean, rstd) */
 } ln_shape;
 enum {
-    LN_ROLE_OPT = 1,    /* the caller may pass NULL (gamma, beta: 1 and 0; an output not wanted) */
-    LN_ROLE_JUDGED = 2, /* a returned statistic held to the kernel's bound; else measured only */
-    LN_ROLE_NORMED = 4, /* the rows x D tensor the op normalises (h of the fused ops): its row
+    LN_ROLE_OPT = 1,     /* the caller may pass NULL (gamma, beta: 1 and 0; an output not wanted) */
+    LN_ROLE_JUDGED = 2,  /* a returned statistic held to the kernel's bound; else measured only */
+    LN_ROLE_NORMED = 4,  /* the rows x D tensor the op normalises (h of the fused ops): its row
                          * facts decide a kernel's domain; x when no role says */
-    LN_ROLE_CR = 8,     /* an output every kernel returns correctly rounded (h = x + r, one
+    LN_ROLE_CR = 8,      /* an output every kernel returns correctly rounded (h = x + r, one
                          * rounding): the verdict requires the reference's value */
-    LN_ROLE_SUMMED = 16 /* a rows x D input summed into the NORMED tensor (x and r of the fused
-                         * ops: h = x + r): a search trades value between such inputs */
+    LN_ROLE_SUMMED = 16, /* a rows x D input summed into the NORMED tensor (x and r of the fused
+                          * ops: h = x + r): a search trades value between such inputs */
+    LN_ROLE_RESID = 32   /* a rows x D tensor of the residual stream (r and h of the fused ops): its
+                          * elements are in the kernel's residual format (ln_kernel_resid), which
+                          * may be wider than its dtype (fp32 r and h beside 16-bit x and y) */
 };
 typedef struct {
     const char *name; /* the ln_args member's name: "x", "gamma", "dy", "mean", ... */
     ln_role_kind kind;
     ln_shape shape;
-    unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED, LN_ROLE_NORMED, LN_ROLE_CR, LN_ROLE_SUMMED */
+    unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED, LN_ROLE_NORMED, LN_ROLE_CR, LN_ROLE_SUMMED,
+                     * LN_ROLE_RESID */
     size_t field;   /* offsetof(ln_args, member) */
 } ln_role;
 enum { LN_MAX_ROLES = 12 };
@@ -202,7 +207,27 @@ typedef struct ln_kernel {
     /* The kernel's tunables (NULL / 0: none); ln_args.params gives their values in this order. */
     const ln_tunable *tunables;
     size_t n_tunables;
+    /* The fused residual-add ops: the format of r and h (the RESID roles of ops.def), when it is
+     * not the dtype: LN_F32 for a 16-bit kernel that keeps the residual stream in fp32. 0 (LN_F64,
+     * or absent) means the dtype itself; read it through ln_kernel_resid. */
+    ln_dtype resid;
 } ln_kernel;
+
+/* The format of a residual role (LN_ROLE_RESID) for dtype t and a residual field resid (an
+ * ln_kernel's or a problem's): resid, or t where resid is 0 (LN_F64: an f64 residual is the f64
+ * kernels' own, so 0 can stand for "the dtype"). */
+static inline ln_dtype ln_resid_format(ln_dtype t, ln_dtype resid) { return resid != LN_F64 ? resid : t; }
+static inline ln_dtype ln_kernel_resid(const ln_kernel *k) { return ln_resid_format(k->dtype, k->resid); }
+/* Whether k's formats are dtype t with residual format resid (a problem's, 0: t). */
+static inline int ln_kernel_formats(const ln_kernel *k, ln_dtype t, ln_dtype resid)
+{
+    return k->dtype == t && ln_kernel_resid(k) == ln_resid_format(t, resid);
+}
+/* The format of role flags `flags` (an ln_role's) for dtype t and residual format resid. */
+static inline ln_dtype ln_role_format(unsigned flags, ln_dtype t, ln_dtype resid)
+{
+    return flags & LN_ROLE_RESID ? ln_resid_format(t, resid) : t;
+}
 
 /* Value i of the tunables table t (the kernel's .tunables) for the call a: a->params[i], or the
  * default without params. Read once per call, never per element. */
@@ -241,7 +266,7 @@ static_assert(sizeof(ln_tunable) > sizeof(void *), "LN_NO_TUNABLES (NULL) must c
  * and its kernels are listed, measured and timed beside the built-in ones (docs/plugins.md).
  * LN_ABI_VERSION changes whenever ln_args, ln_kernel or the LN_ISA_* bits change in layout or
  * meaning; lnbench refuses a library built for another version. */
-#define LN_ABI_VERSION 4
+#define LN_ABI_VERSION 5
 typedef struct {
     int abi_version; /* LN_ABI_VERSION of the kernel.h the library was built with */
     size_t count;

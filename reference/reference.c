@@ -158,15 +158,15 @@ static void row_stats(row_state *r, mpfr_srcptr V, mpfr_srcptr D2, ln_ref_stats 
 
 /* LayerNorm (centred) or RMSNorm (not): RMSNorm is the same computation with S1 taken as 0, so
  * R = D sum x^2 + D^2 eps = D^2 (mean(x^2) + eps) and N_i = D x_i. */
-static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps,
-                    void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
+static void ref_row(int centred, ln_dtype t, ln_dtype xt, size_t D, const void *x, const void *gamma, const void *beta,
+                    double eps, void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
 {
     const mpfr_prec_t p = ln_fmt(t)->p;
     set_nonfinite_stats(st);
     if (D == 0) return;
 
     int finite = 1;
-    for (size_t i = 0; i < D && finite; i++) finite = isfinite(ln_load(t, x, i));
+    for (size_t i = 0; i < D && finite; i++) finite = isfinite(ln_load(xt, x, i));
     if (!finite) {
         for (size_t i = 0; i < D; i++) {
             ln_store(t, y, i, NAN);
@@ -188,7 +188,7 @@ static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void
     for (size_t i = 0; i < D; i++) {
         mpfr_init2(xs[i], 53);
         mpfr_init2(sq[i], 106);
-        mpfr_set_d(xs[i], ln_load(t, x, i), MPFR_RNDN);
+        mpfr_set_d(xs[i], ln_load(xt, x, i), MPFR_RNDN);
         mpfr_sqr(sq[i], xs[i], MPFR_RNDN);
         ptrs[i] = xs[i];
         ptrs[D + i] = sq[i];
@@ -266,11 +266,17 @@ static void ref_row(int centred, ln_dtype t, size_t D, const void *x, const void
 void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
                 double *y_hi, double *y_lo, ln_ref_stats *st)
 {
-    ref_row(1, t, D, x, gamma, beta, eps, y, y_hi, y_lo, st);
+    ref_row(1, t, t, D, x, gamma, beta, eps, y, y_hi, y_lo, st);
 }
 
 void ln_ref_rms_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
                     double *y_hi, double *y_lo, ln_ref_stats *st)
 {
-    ref_row(0, t, D, x, gamma, beta, eps, y, y_hi, y_lo, st);
+    ref_row(0, t, t, D, x, gamma, beta, eps, y, y_hi, y_lo, st);
+}
+
+void ln_ref_norm_row(int centred, ln_dtype t, ln_dtype xt, size_t D, const void *x, const void *gamma, const void *beta,
+                     double eps, void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
+{
+    ref_row(centred, t, xt, D, x, gamma, beta, eps, y, y_hi, y_lo, st);
 }

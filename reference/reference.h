@@ -33,6 +33,12 @@ void ln_ref_row(ln_dtype t, size_t D, const void *x, const void *gamma, const vo
 void ln_ref_rms_row(ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps, void *y,
                     double *y_hi, double *y_lo, ln_ref_stats *st);
 
+/* LayerNorm (centred) or RMSNorm (not) of one row whose x is in format xt, gamma, beta and y in
+ * format t: the same guarantees, y correctly rounded to t. The fused ops' reference on an fp32 h
+ * with 16-bit outputs (xt = t: ln_ref_row, ln_ref_rms_row). */
+void ln_ref_norm_row(int centred, ln_dtype t, ln_dtype xt, size_t D, const void *x, const void *gamma, const void *beta,
+                     double eps, void *y, double *y_hi, double *y_lo, ln_ref_stats *st);
+
 /* The backward ops over `rows` rows of D elements of format t (docs/reference.md, docs/ops.md):
  * centred = 1 for LayerNorm, 0 for RMSNorm. Exact arithmetic on the stored x, dy, gamma (NULL
  * means 1) and the exact statistics of each row (mean, rstd from x and eps), each output
@@ -58,7 +64,9 @@ void ln_ref_bwd_saved_rows(int centred, ln_dtype t, size_t rows, size_t D, const
                            double *dx_lo);
 
 /* The ops' reference entry points (kernels/ops.def names one per op, and a second, "saved", per
- * backward op), all of one signature over `rows` rows of D elements of format t:
+ * backward op), all of one signature over `rows` rows of D elements of format t, the residual
+ * roles of the fused ops (r, h: ops.def's RESID) in format rt (t itself, or fp32 beside a 16-bit
+ * t; the other ops ignore rt):
  *   in   the op's inputs, in the order of its ops.def roles (LN_IN and LN_SAVED lines): element
  *        format t for x, gamma, beta, dy (gamma, beta NULL: 1 and 0); doubles for mean, rstd
  *   out  the op's outputs (LN_OUT lines, in order), each correctly rounded to t (rounded) and
@@ -69,13 +77,13 @@ typedef struct {
     void *rounded;
     double *hi, *lo;
 } ln_ref_out;
-typedef void ln_ref_op(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out,
-                       ln_ref_stats *st);
+typedef void ln_ref_op(ln_dtype t, ln_dtype rt, size_t rows, size_t D, double eps, const void *const *in,
+                       const ln_ref_out *out, ln_ref_stats *st);
 ln_ref_op ln_ref_layernorm;           /* in: x, gamma, beta; out: y */
 ln_ref_op ln_ref_rmsnorm;             /* in: x, gamma, beta; out: y */
 ln_ref_op ln_ref_layernorm_bwd;       /* in: x, gamma, dy; out: dx, dgamma, dbeta */
 ln_ref_op ln_ref_rmsnorm_bwd;         /* in: x, gamma, dy; out: dx, dgamma, dbeta */
-ln_ref_op ln_ref_add_rmsnorm;         /* in: x, r, gamma, beta; out: y, h = x + r rounded once */
+ln_ref_op ln_ref_add_rmsnorm;         /* in: x, r, gamma, beta; out: y, h = x + r rounded once to rt */
 ln_ref_op ln_ref_add_layernorm;       /* in: x, r, gamma, beta; out: y, h */
 ln_ref_op ln_ref_layernorm_bwd_saved; /* in: x, gamma, dy, mean, rstd; out: dx */
 ln_ref_op ln_ref_rmsnorm_bwd_saved;   /* in: x, gamma, dy, mean (not read), rstd; out: dx */

@@ -9,21 +9,21 @@
  * rounded once to t (a double rounding only where the value is within 2^-100 of a midpoint);
  * the variance comes from sum (x_i - mean)^2 about a double-double mean, so its error grows with
  * kappa^2 2^-106. Statistics as ln_ref_row and ln_ref_rms_row give them. */
-static void norm_row(int centred, ln_dtype t, size_t D, const void *x, const void *gamma, const void *beta, double eps,
-                     void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
+static void norm_row(int centred, ln_dtype t, ln_dtype xt, size_t D, const void *x, const void *gamma, const void *beta,
+                     double eps, void *y, double *y_hi, double *y_lo, ln_ref_stats *st)
 {
     dd sum = {0, 0};
     if (centred)
-        for (size_t i = 0; i < D; i++) sum = dd_add(sum, dd_from(ln_load(t, x, i)));
+        for (size_t i = 0; i < D; i++) sum = dd_add(sum, dd_from(ln_load(xt, x, i)));
     dd mean = dd_div_d(sum, (double)D), ss = {0, 0};
     for (size_t i = 0; i < D; i++) {
-        dd d = dd_add(dd_from(ln_load(t, x, i)), dd_neg(mean));
+        dd d = dd_add(dd_from(ln_load(xt, x, i)), dd_neg(mean));
         ss = dd_add(ss, dd_mul(d, d));
     }
     dd var = dd_div_d(ss, (double)D), radicand = dd_add(var, dd_from(eps));
     dd rstd = radicand.hi > 0 ? dd_rsqrt(radicand) : (dd){INFINITY, 0};
     for (size_t i = 0; i < D; i++) {
-        dd v = dd_mul(dd_add(dd_from(ln_load(t, x, i)), dd_neg(mean)), rstd);
+        dd v = dd_mul(dd_add(dd_from(ln_load(xt, x, i)), dd_neg(mean)), rstd);
         if (gamma) v = dd_mul(v, dd_from(ln_load(t, gamma, i)));
         if (beta) v = dd_add(v, dd_from(ln_load(t, beta, i)));
         if (!isfinite(v.hi)) v = (dd){NAN, 0}; /* 0 * Inf on a zero variance: what the reference gives */
@@ -41,24 +41,33 @@ static void norm_row(int centred, ln_dtype t, size_t D, const void *x, const voi
     }
 }
 
-/* in: x, gamma, beta; out: y (the forward ops' roles in ops.def) */
-static void norm_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
-                      const ln_ref_out *out, ln_ref_stats *st)
+/* in: x (format xt), gamma, beta; out: y (the forward ops' roles in ops.def) */
+static void rows_of(int centred, ln_dtype t, ln_dtype xt, size_t rows, size_t D, double eps, const void *const *in,
+                    const ln_ref_out *out, ln_ref_stats *st)
 {
-    size_t es = ln_fmt(t)->size;
+    size_t es = ln_fmt(t)->size, xs = ln_fmt(xt)->size;
     for (size_t r = 0; r < rows; r++) {
         size_t off = r * D;
-        norm_row(centred, t, D, (const char *)in[0] + off * es, in[1], in[2], eps, (char *)out[0].rounded + off * es,
-                 out[0].hi ? out[0].hi + off : NULL, out[0].lo ? out[0].lo + off : NULL, st ? st + r : NULL);
+        norm_row(centred, t, xt, D, (const char *)in[0] + off * xs, in[1], in[2], eps,
+                 (char *)out[0].rounded + off * es, out[0].hi ? out[0].hi + off : NULL,
+                 out[0].lo ? out[0].lo + off : NULL, st ? st + r : NULL);
     }
 }
 
+/* The plain forward ops: x in t. */
+static void norm_rows(int centred, ln_dtype t, ln_dtype rt, size_t rows, size_t D, double eps, const void *const *in,
+                      const ln_ref_out *out, ln_ref_stats *st)
+{
+    (void)rt;
+    rows_of(centred, t, t, rows, D, eps, in, out, st);
+}
+
 /* A screen over one of the row loops, centring or not. */
-#define SCREEN_ENTRY(name, rows_fn, centred)                                                                      \
-    static void name(ln_dtype t, size_t rows, size_t D, double eps, const void *const *in, const ln_ref_out *out, \
-                     ln_ref_stats *st)                                                                            \
-    {                                                                                                             \
-        rows_fn(centred, t, rows, D, eps, in, out, st);                                                           \
+#define SCREEN_ENTRY(name, rows_fn, centred)                                                            \
+    static void name(ln_dtype t, ln_dtype rt, size_t rows, size_t D, double eps, const void *const *in, \
+                     const ln_ref_out *out, ln_ref_stats *st)                                           \
+    {                                                                                                   \
+        rows_fn(centred, t, rt, rows, D, eps, in, out, st);                                             \
     }
 
 SCREEN_ENTRY(screen_layernorm, norm_rows, 1)
@@ -66,27 +75,27 @@ SCREEN_ENTRY(screen_layernorm, norm_rows, 1)
 SCREEN_ENTRY(screen_rmsnorm, norm_rows, 0)
 
 /* The fused residual-add ops (in: x, r, gamma, beta; out: y, h), as ln_ref_add_rmsnorm and
- * ln_ref_add_layernorm compute them: h = x + r exact as two_sum's hi + lo and rounded once to t
- * (hi rounded: for f64 hi is IEEE's sum; for a narrower format the sum of two of its numbers is
- * inexact in double only when their exponents are more than 53 - p apart, and then hi lies
- * within an ulp of double of the larger one, never on a midpoint of t), then norm_rows on the
+ * ln_ref_add_layernorm compute them: h = x + r exact as two_sum's hi + lo and rounded once to rt
+ * (hi rounded: for f64 hi is IEEE's sum; for narrower formats (x in t, r in rt, t within rt) the
+ * sum is inexact in double only when their exponents are more than 53 - p apart, and then hi lies
+ * within an ulp of double of the larger one, never on a midpoint of rt), then rows_of on the
  * stored h, so y and the statistics are the plain op's screen of what a kernel normalises. */
-static void add_norm_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
-                          const ln_ref_out *out, ln_ref_stats *st)
+static void add_norm_rows(int centred, ln_dtype t, ln_dtype rt, size_t rows, size_t D, double eps,
+                          const void *const *in, const ln_ref_out *out, ln_ref_stats *st)
 {
     size_t n = rows * D;
-    void *h = out[1].rounded ? out[1].rounded : malloc(n * ln_fmt(t)->size + 1);
+    void *h = out[1].rounded ? out[1].rounded : malloc(n * ln_fmt(rt)->size + 1);
     if (!h) abort();
     for (size_t i = 0; i < n; i++) {
-        double xv = ln_load(t, in[0], i), rv = ln_load(t, in[1], i);
+        double xv = ln_load(t, in[0], i), rv = ln_load(rt, in[1], i);
         dd s = dd_two_sum(xv, rv);
         if (!isfinite(s.hi)) s.lo = 0; /* IEEE's sum, as the reference takes it */
-        ln_store(t, h, i, s.hi);
+        ln_store(rt, h, i, s.hi);
         if (out[1].hi) out[1].hi[i] = s.hi;
         if (out[1].lo) out[1].lo[i] = s.lo;
     }
     const void *norm_in[] = {h, in[2], in[3]};
-    norm_rows(centred, t, rows, D, eps, norm_in, out, st);
+    rows_of(centred, t, rt, rows, D, eps, norm_in, out, st);
     if (h != out[1].rounded) free(h);
 }
 
@@ -108,9 +117,10 @@ static void put(ln_dtype t, const ln_ref_out *o, size_t k, dd v)
  * g = gamma dy, dx = rstd (g - c mean(g) - xhat mean(g xhat)); NaN in dx for a row with a
  * non-finite input or var + eps <= 0 (and then in every dgamma; dbeta only for a non-finite
  * dy); the statistics' kappa the condition number of dx, as the reference gives it. */
-static void bwd_rows(int centred, ln_dtype t, size_t rows, size_t D, double eps, const void *const *in,
+static void bwd_rows(int centred, ln_dtype t, ln_dtype rt, size_t rows, size_t D, double eps, const void *const *in,
                      const ln_ref_out *out, ln_ref_stats *st)
 {
+    (void)rt;
     const void *x = in[0], *gamma = in[1], *dy = in[2];
     size_t es = ln_fmt(t)->size;
     int gamma_ok = 1, all_ok = 1, dy_all_ok = 1;

@@ -159,6 +159,27 @@ static void test_tiny_run_writes_consistent_csv(void **state)
     assert_no_temp_files();
 }
 
+/* The fused ops count each rows x D tensor in its own format: x, r read and h, y written, 2 bytes
+ * an element each for an all-16-bit kernel (8 D bytes a row), fp32 r and h beside 16-bit x and y
+ * for a mixed-format one (2 + 4 + 4 + 2 = 12 D); rows from x's size (2 bytes an element) alike. */
+static void test_fused_bytes_per_role_format(void **state)
+{
+    (void)state;
+    csv t;
+    bench_ok("--op add-rmsnorm --kernels bf16-addrms-f32acc-scalar,bf16-addrms-f32res-scalar --D 64 --bytes 64K "
+             "--benchmark_min_time=0.01 --benchmark_repetitions=1",
+             "fused.csv", &t);
+    const char *kernels[] = {"bf16-addrms-f32acc-scalar", "bf16-addrms-f32res-scalar"};
+    const double row_bytes[] = {8.0 * 64, 12.0 * 64};
+    for (int i = 0; i < 2; i++) {
+        int r = row_of(&t, kernels[i]);
+        assert_int_equal((int)num(&t, r, "rows"), 65536 / (64 * 2));
+        double per_row = num(&t, r, "gbps") * num(&t, r, "ns_per_row");
+        if (fabs(per_row / row_bytes[i] - 1) >= 1e-3)
+            fail_msg("%s: %g bytes counted a row, not %g", kernels[i], per_row, row_bytes[i]);
+    }
+}
+
 /* A 16-bit kernel brings the 16-bit probes (fp16 elements, the same bytes), and its
  * bw_fraction is over the faster 16-bit probe; an fp32 kernel's stays over the fp32 ones. */
 static void test_16bit_probes(void **state)
@@ -361,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_filter_keeps_probes),
         cmocka_unit_test(test_threads_list),
         cmocka_unit_test(test_16bit_probes),
+        cmocka_unit_test(test_fused_bytes_per_role_format),
         cmocka_unit_test(test_bw_fraction_is_over_the_limit),
         cmocka_unit_test(test_empty_selection_exit_2),
         cmocka_unit_test(test_bad_flags_exit_2),

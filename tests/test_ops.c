@@ -1,7 +1,8 @@
-/* RMSNorm, the backward ops and the fused residual-add ops: the references against closed forms
- * and against an independent 600-bit textbook evaluation rounded by scaling and rint; every op
- * kernel within its claimed bound; and kernels that centre an RMSNorm row, drop the mean(g xhat)
- * term of a backward pass, normalise x instead of h or truncate h caught by that same check. */
+/* RMSNorm, the backward ops and the fused residual-add ops (one format, and fp32 r and h beside
+ * 16-bit x and y): the references against closed forms and against an independent 600-bit
+ * textbook evaluation rounded by scaling and rint; every op kernel within its claimed bound; and
+ * kernels that centre an RMSNorm row, drop the mean(g xhat) term of a backward pass, normalise x
+ * instead of h, truncate h or round an fp32 h to 16 bits caught by that same check. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -26,7 +27,7 @@
 #include "vl_repeat.h"
 
 extern const ln_kernel ln_f32_rmsnorm_accurate_scalar, ln_bf16_rmsnorm_f32acc_scalar, ln_f32_addrms_accurate_scalar,
-    ln_bf16_addrms_f32acc_scalar;
+    ln_bf16_addrms_f32acc_scalar, ln_f16_addrms_f32res_scalar, ln_bf16_addln_f32res_scalar;
 
 #define BITS 600
 #define MAXD 64
@@ -200,7 +201,7 @@ static void add_norm_ref(int centred, ln_dtype t, size_t rows, size_t D, const v
 {
     const void *in[] = {x, r, g, b};
     ln_ref_out out[] = {{y, hi, lo}, {h, hhi, hlo}};
-    (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, rows, D, eps, in, out, st);
+    (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, t, rows, D, eps, in, out, st);
 }
 
 /* The fused references, every format, both ops, with and without gamma and beta: h against the
@@ -252,6 +253,70 @@ static void test_add_reference_random(void **state)
                 assert_memory_equal(&st[r], &st2, sizeof st2);
             }
         }
+}
+
+/* The mixed-format references (16-bit x, gamma, beta, y; fp32 r and h), both ops, with and
+ * without gamma and beta, against independent computations: h against plain double addition
+ * (exact for these values) rounded once to fp32 by a cast and against the 600-bit sum rounded by
+ * rint; y against the 600-bit textbook operator on the stored fp32 h, rounded by rint to the
+ * 16-bit format. r carries bits below x's precision, so most h differ from x + r rounded to 16
+ * bits, and y from the all-16-bit reference's: a reference rounding h to the dtype fails here. */
+static void test_mixed_reference(void **state)
+{
+    (void)state;
+    SKIP_ON_VL_REPEAT();
+    unsigned seed = 23;
+    size_t wide_h = 0, sums = 0, y_moved = 0;
+    for (ln_dtype t = LN_F16; t <= LN_BF16; t++)
+        for (int trial = 0; trial < 16; trial++) {
+            const size_t rows = 2, D = 2 + (size_t)rand_r(&seed) % (MAXD - 1), n = rows * D;
+            const int centred = trial % 2, affine = trial % 3 != 0;
+            double xv[MAXR * MAXD], rv[MAXR * MAXD], g[MAXD], b[MAXD], hi[MAXR * MAXD], lo[MAXR * MAXD];
+            double hhi[MAXR * MAXD], hlo[MAXR * MAXD], hrow[MAXR][MAXD];
+            char xa[2 * MAXR * MAXD], ga[2 * MAXD], ba[2 * MAXD], ya[2 * MAXR * MAXD], y16[2 * MAXR * MAXD],
+                h16[2 * MAXR * MAXD], r16[2 * MAXR * MAXD];
+            float ra[MAXR * MAXD], ha[MAXR * MAXD];
+            fill(t, n, trial % 4 == 1 ? 20 : 0, &seed, xa, xv);
+            fill(LN_F32, n, 0, &seed, ra, rv);
+            fill(t, D, 1, &seed, ga, g);
+            fill(t, D, 0, &seed, ba, b);
+            const double eps = trial % 5 == 4 ? 0 : 1e-5;
+            const void *in[] = {xa, ra, affine ? ga : NULL, affine ? ba : NULL};
+            ln_ref_out out[] = {{ya, hi, lo}, {ha, hhi, hlo}};
+            (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, LN_F32, rows, D, eps, in, out, NULL);
+            mpfr_t sum;
+            mpfr_init2(sum, BITS);
+            for (size_t i = 0; i < n; i++) {
+                mpfr_set_d(sum, xv[i], MPFR_RNDN);
+                mpfr_add_d(sum, sum, rv[i], MPFR_RNDN); /* exact at 600 bits */
+                check_equal(LN_F32, "h", i, ha[i], sum);
+                check_hilo(LN_F32, hhi[i], hlo[i], sum);
+                if (mpfr_cmp_d(sum, xv[i] + rv[i]) == 0) { /* the double sum is exact: one cast rounds it */
+                    assert_true(ha[i] == (float)(xv[i] + rv[i]));
+                    sums++;
+                }
+                ln_store(t, h16, 0, ha[i]);
+                wide_h += ln_load(t, h16, 0) != ha[i];
+                hrow[i / D][i % D] = ha[i];
+            }
+            mpfr_clear(sum);
+            oracle_out o;
+            oracle(centred, rows, D, hrow, NULL, affine ? g : NULL, affine ? b : NULL, eps, &o);
+            for (size_t i = 0; i < n; i++) {
+                check_equal(t, "y", i, ln_load(t, ya, i), o.y[i / D][i % D]);
+                check_hilo(t, hi[i], lo[i], o.y[i / D][i % D]);
+            }
+            oracle_free(rows, D, &o);
+            /* the all-16-bit reference on r rounded to the dtype: another h, so another y */
+            for (size_t i = 0; i < n; i++) ln_store(t, r16, i, rv[i]);
+            const void *in16[] = {xa, r16, affine ? ga : NULL, affine ? ba : NULL};
+            ln_ref_out out16[] = {{y16, NULL, NULL}, {h16, NULL, NULL}};
+            (centred ? ln_ref_add_layernorm : ln_ref_add_rmsnorm)(t, t, rows, D, eps, in16, out16, NULL);
+            for (size_t i = 0; i < n; i++) y_moved += ln_load(t, y16, i) != ln_load(t, ya, i);
+        }
+    assert_true(sums > 1000);       /* the double check ran on most elements */
+    assert_true(wide_h > sums / 2); /* most h need fp32's bits */
+    assert_true(y_moved > 100);
 }
 
 /* Closed forms: [1, 5, -1, 0.5] + [2, -1, 1, -0.5] = [3, 4, 0, 0], RMSNorm [6/5, 8/5, 0, 0];
@@ -460,7 +525,8 @@ static void test_bwd_reference_closed(void **state)
 /* The bound check of every op kernel: max_norm of its output on a case within bound(D, kappa). */
 static int within_bound(const ln_kernel *k, ln_op op, const char *dist, size_t D)
 {
-    ln_case c = {.dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = op};
+    ln_case c = {
+        .dtype = k->dtype, .resid = k->resid, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = op};
     ln_dist_parse(dist, &c.dist);
     ln_prepared p;
     assert_int_equal(ln_prepare(&c, &p), 0);
@@ -490,26 +556,39 @@ static void test_op_kernels_within_bounds(void **state)
     assert_true(n > 0);
 }
 
-/* k's verdict (ln_judge, as `accuracy --check`) on a case of its op; *domain gets its domain. */
-static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D, int saved_f32, const char **domain)
+/* k's verdict (ln_judge, as `accuracy --check`) on a case of its op, in *v. */
+static void verdict_of(const ln_kernel *k, const char *dist, size_t D, int saved_f32, ln_verdict *v)
 {
-    ln_case c = {
-        .dtype = k->dtype, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = k->op, .saved_f32 = saved_f32};
+    ln_case c = {.dtype = k->dtype,
+                 .resid = k->resid,
+                 .D = D,
+                 .rows = 8,
+                 .eps = 1e-5,
+                 .seed = 3,
+                 .affine = 1,
+                 .op = k->op,
+                 .saved_f32 = saved_f32};
     ln_dist_parse(dist, &c.dist);
     ln_prepared p;
     assert_int_equal(ln_prepare(&c, &p), 0);
     ln_errors e;
-    ln_verdict v;
     void *y = malloc(D * c.rows * ln_fmt(k->dtype)->size);
     assert_non_null(y);
     ln_measure_kernel(k, &p, &e, y);
-    ln_judge(k, &p, y, &v);
-    if (v.verdict == LN_FAIL)
-        print_message("%s on %s D=%zu: %g u > bound %g u (%s)\n", k->name, dist, D, v.error, v.bound, v.domain);
-    *domain = v.domain; /* a static string */
+    ln_judge(k, &p, y, v);
+    if (v->verdict == LN_FAIL)
+        print_message("%s on %s D=%zu: %g u > bound %g u (%s)\n", k->name, dist, D, v->error, v->bound, v->domain);
     free(y);
     ln_prepared_free(&p);
     ln_dist_free(&c.dist);
+}
+
+/* The verdict's kind; *domain gets its domain. */
+static ln_verdict_kind verdict_on(const ln_kernel *k, const char *dist, size_t D, int saved_f32, const char **domain)
+{
+    ln_verdict v;
+    verdict_of(k, dist, D, saved_f32, &v);
+    *domain = v.domain; /* a static string */
     return v.verdict;
 }
 
@@ -588,11 +667,19 @@ static void test_op_kernels_in_place(void **state)
     for (size_t i = 0; i < ln_num_op_kernels; i++) {
         const ln_kernel *k = ln_op_kernels[i];
         if (!ln_kernel_available(k)) continue;
-        ln_case c = {.dtype = k->dtype, .D = 100, .rows = 3, .eps = 1e-5, .seed = 5, .affine = 1, .op = k->op};
+        ln_case c = {.dtype = k->dtype,
+                     .resid = k->resid,
+                     .D = 100,
+                     .rows = 3,
+                     .eps = 1e-5,
+                     .seed = 5,
+                     .affine = 1,
+                     .op = k->op};
         ln_dist_parse("normal", &c.dist);
         ln_prepared p;
         assert_int_equal(ln_prepare(&c, &p), 0);
-        size_t bytes = c.rows * c.D * ln_fmt(c.dtype)->size;
+        /* x and y in the dtype; r and h in the residual format (fp32 for the mixed kernels) */
+        size_t bytes = c.rows * c.D * ln_fmt(c.dtype)->size, rbytes = c.rows * c.D * ln_fmt(ln_kernel_resid(k))->size;
         void *out = malloc(bytes), *io = malloc(bytes), *dg = malloc(c.D * 8), *db = malloc(c.D * 8);
         ln_errors e;
         ln_measure_kernel(k, &p, &e, out);
@@ -601,9 +688,9 @@ static void test_op_kernels_in_place(void **state)
         int bwd = ln_op_is_backward(k->op), fused = p.role[1].data && !strcmp(ln_ops[k->op].roles[1].name, "r");
         memcpy(io, bwd ? p.dy : p.x, bytes);
         /* the fused ops as engines run them: h over r (the residual updated), y over x */
-        void *h_out = fused ? malloc(bytes) : NULL, *rh = fused ? malloc(bytes) : NULL;
+        void *h_out = fused ? malloc(rbytes) : NULL, *rh = fused ? malloc(rbytes) : NULL;
         if (fused) {
-            memcpy(rh, p.role[1].data, bytes);
+            memcpy(rh, p.role[1].data, rbytes);
             ln_args o = {.rows = c.rows,
                          .D = c.D,
                          .x = p.x,
@@ -632,7 +719,7 @@ static void test_op_kernels_in_place(void **state)
                      .h = rh};
         k->forward(&a);
         if (memcmp(io, out, bytes) != 0) fail_msg("%s in place differs from out of place", k->name);
-        if (fused && memcmp(rh, h_out, bytes) != 0) fail_msg("%s: h over r differs from out of place", k->name);
+        if (fused && memcmp(rh, h_out, rbytes) != 0) fail_msg("%s: h over r differs from out of place", k->name);
         free(out), free(io), free(dg), free(db), free(h_out), free(rh);
         ln_prepared_free(&p);
         ln_dist_free(&c.dist);
@@ -868,31 +955,55 @@ static void test_breakage_caught(void **state)
     const char *const on[] = {"y", "h"};
     const ln_kernel *fused[] = {&of_x, &truncated};
     for (size_t i = 0; i < 2; i++) {
-        ln_case c = {.dtype = fused[i]->dtype,
-                     .D = 768,
-                     .rows = 8,
-                     .eps = 1e-5,
-                     .seed = 3,
-                     .affine = 1,
-                     .op = LN_OP_ADD_RMSNORM};
-        ln_dist_parse("normal", &c.dist);
-        ln_prepared p;
-        assert_int_equal(ln_prepare(&c, &p), 0);
-        ln_errors e;
         ln_verdict v;
-        void *y = malloc(768 * 8 * 4);
-        ln_measure_kernel(fused[i], &p, &e, y);
-        ln_judge(fused[i], &p, y, &v);
+        verdict_of(fused[i], "normal", 768, 0, &v);
         assert_int_equal(v.verdict, LN_FAIL);
         assert_string_equal(v.failed_on, on[i]);
         if (i == 1) assert_true(v.bound == 0 && v.error > 0);
-        free(y);
-        ln_prepared_free(&p);
-        ln_dist_free(&c.dist);
     }
     /* and the correct kernels pass the same cases */
     assert_int_equal(verdict_on(&ln_f32_addrms_accurate_scalar, "normal", 768, 0, &dom), LN_PASS);
     assert_int_equal(verdict_on(&ln_bf16_addrms_f32acc_scalar, "normal", 768, 0, &dom), LN_PASS);
+}
+
+/* Planted: a mixed-format kernel (fp32 r and h) that rounds h to its 16-bit dtype, as an engine
+ * keeping a 16-bit residual does, and then normalises that h correctly: the kernel k of its op
+ * run again with x = 0 and r = the rounded h, so only h is wrong. */
+static const ln_kernel *planted_base;
+static void mixed_h_rounded(const ln_args *a)
+{
+    const size_t n = a->rows * a->D;
+    uint16_t *zero = calloc(n ? n : 1, sizeof *zero), *h16 = malloc((n ? n : 1) * sizeof *h16);
+    assert_non_null(zero), assert_non_null(h16);
+    planted_base->forward(a);
+    for (size_t i = 0; i < n; i++) {
+        ln_half_store(planted_base->dtype, h16, i, ((float *)a->h)[i]);
+        ((float *)a->h)[i] = ln_half_load(planted_base->dtype, h16, i);
+    }
+    ln_args b = *a;
+    b.x = zero, b.r = a->h;
+    planted_base->forward(&b);
+    free(zero), free(h16);
+}
+
+/* The planted kernel fails its verdict on h, on both ops and both 16-bit formats, though y is the
+ * correct norm of the h it wrote; the kernel it wraps passes the same cases. */
+static void test_mixed_h_rounding_caught(void **state)
+{
+    (void)state;
+    const ln_kernel *bases[] = {&ln_f16_addrms_f32res_scalar, &ln_bf16_addln_f32res_scalar};
+    const char *dom;
+    for (size_t i = 0; i < 2; i++) {
+        planted_base = bases[i];
+        ln_kernel planted = *bases[i];
+        planted.name = "planted-h16-scalar", planted.forward = mixed_h_rounded;
+        ln_verdict v;
+        verdict_of(&planted, "normal", 768, 0, &v);
+        assert_int_equal(v.verdict, LN_FAIL);
+        assert_string_equal(v.failed_on, "h");
+        assert_true(v.bound == 0 && v.error > 0);
+        assert_int_equal(verdict_on(bases[i], "normal", 768, 0, &dom), LN_PASS);
+    }
 }
 
 /* The worst ulp error of kernel k's dx, dgamma and dbeta over rows of dist at each D of Ds (none
@@ -991,12 +1102,14 @@ int main(void)
         cmocka_unit_test(test_rms_reference_closed),
         cmocka_unit_test(test_add_reference_random),
         cmocka_unit_test(test_add_reference_closed),
+        cmocka_unit_test(test_mixed_reference),
         cmocka_unit_test(test_bwd_saved_reference),
         cmocka_unit_test(test_saved_stats_separate_the_losses),
         cmocka_unit_test(test_bwd_reference_random),
         cmocka_unit_test(test_bwd_reference_closed),
         cmocka_unit_test(test_op_kernels_within_bounds),
         cmocka_unit_test(test_breakage_caught),
+        cmocka_unit_test(test_mixed_h_rounding_caught),
         cmocka_unit_test(test_op_kernels_in_place),
         cmocka_unit_test(test_half_addln_kernels),
         cmocka_unit_test(test_op_cli),

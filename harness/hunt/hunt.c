@@ -619,6 +619,9 @@ static void confirm(hunt *h, const void *x, double eps, ln_hunt_find *f)
 static void hunt_setup(hunt *h, const ln_hunt_config *c)
 {
     const ln_op_info *op = &ln_ops[c->k->op];
+    if (ln_kernel_resid(c->k) != c->k->dtype) /* its moves load and store every input in one format */
+        ln_die("hunt: %s keeps r and h in %s beside %s x and y; hunt searches kernels of one format", c->k->name,
+               ln_fmt(ln_kernel_resid(c->k))->name, ln_fmt(c->k->dtype)->name);
     ln_case hc = {.dtype = h->t, .D = c->D, .rows = 1, .eps = c->eps, .seed = c->seed, .affine = 1, .op = c->k->op};
     ln_dist_parse("normal", &hc.dist);
     h->screen = hc.screen = ln_op_screen(c->k->op);

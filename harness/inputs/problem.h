@@ -18,6 +18,7 @@
 #define LN_PROBLEM_MEMBERS                                                                           \
     ln_op op;       /* the operator (kernels/ops.def) */                                             \
     ln_dtype dtype; /* storage format of the inputs and outputs */                                   \
+    ln_dtype resid; /* the fused ops' r and h (RESID roles): 0 the dtype, else (ln_resid_format) */  \
     size_t D, rows; /* row length; rows (for a bandwidth probe: D elements in one row) */            \
     double eps;     /* added to the variance */                                                      \
     ln_dist dist;   /* the inputs' distribution; a copy, its file data owned by whoever parsed it */ \

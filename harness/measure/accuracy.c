@@ -70,14 +70,13 @@ static size_t role_count(const ln_case *c, ln_shape s)
 {
     return s == LN_SHAPE_ROWS_D ? elements(c) : s == LN_SHAPE_COLS ? c->D : c->rows;
 }
-static size_t role_size(const ln_case *c, ln_shape s)
+/* The element format of a tensor role of case c: the dtype, or the residual format (RESID). */
+static ln_dtype role_format(const ln_case *c, const ln_role *r) { return ln_role_format(r->flags, c->dtype, c->resid); }
+static size_t role_size(const ln_case *c, const ln_role *r)
 {
-    return s == LN_SHAPE_ROWS ? sizeof(double) : ln_fmt(c->dtype)->size;
+    return r->shape == LN_SHAPE_ROWS ? sizeof(double) : ln_fmt(role_format(c, r))->size;
 }
-static size_t role_bytes(const ln_case *c, const ln_role *r)
-{
-    return role_count(c, r->shape) * role_size(c, r->shape);
-}
+static size_t role_bytes(const ln_case *c, const ln_role *r) { return role_count(c, r->shape) * role_size(c, r); }
 
 /* The index of op's role called name, or -1. */
 static int role_index(const ln_op_info *op, const char *name)
@@ -210,7 +209,7 @@ static void alloc_outputs(const ln_case *c, const ln_op_info *op, void **out)
         out[i] = malloc(role_bytes(c, r) ? role_bytes(c, r) : 1);
         if (!out[i]) ln_die("out of memory");
         for (size_t e = 0; e < n; e++)
-            if (r->kind == LN_ROLE_OUT) ln_store(c->dtype, out[i], e, NAN);
+            if (r->kind == LN_ROLE_OUT) ln_store(role_format(c, r), out[i], e, NAN);
             else memcpy((double *)out[i] + e, &not_written_bits, sizeof(double));
     }
 }
@@ -361,8 +360,9 @@ static void fill_other_inputs(const ln_case *c, ln_prepared *p)
         ln_dist normal = {.kind = LN_DIST_NORMAL};
         salt += 0x9e3779b97f4a7c15u;
         if (c->input_src[i])
-            for (size_t e = 0; e < elements(c); e++) ln_store(c->dtype, p->role[i].data, e, c->input_src[i][e]);
-        else ln_dist_fill(&normal, c->dtype, c->rows, c->D, c->seed ^ salt, p->role[i].data);
+            for (size_t e = 0; e < elements(c); e++)
+                ln_store(role_format(c, r), p->role[i].data, e, c->input_src[i][e]);
+        else ln_dist_fill(&normal, role_format(c, r), c->rows, c->D, c->seed ^ salt, p->role[i].data);
     }
 }
 
@@ -398,7 +398,7 @@ static void call_reference(const ln_case *c, ln_prepared *p, int saved)
             out[no++] = saved ? (ln_ref_out){d->sref, d->shi, d->slo} : (ln_ref_out){d->ref, d->hi, d->lo};
     }
     ln_ref_op *ref = saved ? references[c->op].saved : c->screen ? c->screen : references[c->op].reference;
-    ref(c->dtype, c->rows, c->D, c->eps, in, out, saved ? NULL : p->stats);
+    ref(c->dtype, ln_resid_format(c->dtype, c->resid), c->rows, c->D, c->eps, in, out, saved ? NULL : p->stats);
 }
 
 ln_ref_op *ln_op_screen(ln_op op)
@@ -514,8 +514,9 @@ static double exact_ulp(ln_dtype t, double hi, double lo)
  * with NaN. */
 static int agrees(double yv, double ref) { return yv == ref || (isnan(yv) && isnan(ref)); }
 
-/* A rows x D tensor's reference: rounded to the dtype (ref) and exact (hi + lo). */
+/* A rows x D tensor's reference: rounded to its format t (ref) and exact (hi + lo). */
 typedef struct {
+    ln_dtype t;
     size_t rows, D;
     const void *ref;
     const double *hi, *lo;
@@ -524,15 +525,15 @@ typedef struct {
 /* The case's output (y, or dx for the backward ops). */
 static tensor_ref output_ref(const ln_prepared *p)
 {
-    return (tensor_ref){.rows = p->c.rows, .D = p->c.D, .ref = p->y_ref, .hi = p->y_hi, .lo = p->y_lo};
+    return (tensor_ref){.t = p->c.dtype, .rows = p->c.rows, .D = p->c.D, .ref = p->y_ref, .hi = p->y_hi, .lo = p->y_lo};
 }
 
 /* Row r's normwise error in u (docs/metrics.md) over its finite pairs; *mismatch gets the count
  * of non-finite disagreements, *worst_col the element with the largest error (or the first
  * mismatch). NaN when no pair is finite. */
-static double row_norm_error(ln_dtype t, const tensor_ref *R, const void *y, size_t r, size_t *mismatch,
-                             size_t *worst_col)
+static double row_norm_error(const tensor_ref *R, const void *y, size_t r, size_t *mismatch, size_t *worst_col)
 {
+    const ln_dtype t = R->t;
     double row_err = 0, row_max = 0;
     int has_pair = 0;
     *mismatch = 0, *worst_col = 0;
@@ -558,7 +559,7 @@ static double row_norm_error(ln_dtype t, const tensor_ref *R, const void *y, siz
 static void measure_tensor(const ln_prepared *p, const tensor_ref *R, const void *y, ln_errors *e)
 {
     const ln_case *c = &p->c;
-    ln_dtype t = c->dtype;
+    const ln_dtype t = R->t;
     double sum_ulp = 0;
     size_t finite_pairs = 0, agree = 0;
     memset(e, 0, sizeof *e);
@@ -584,14 +585,14 @@ static void measure_tensor(const ln_prepared *p, const tensor_ref *R, const void
             if (finite_pairs == 0 || ulps > e->max_ulp) {
                 e->max_ulp = ulps;
                 e->worst_row = r, e->worst_col = i;
-                e->worst_x = R->rows == c->rows ? ln_load(t, p->x, k) : NAN, e->worst_y = yv,
+                e->worst_x = R->rows == c->rows ? ln_load(c->dtype, p->x, k) : NAN, e->worst_y = yv,
                 e->worst_y_exact = hi + lo;
             }
             sum_ulp += ulps;
             finite_pairs++;
         }
         size_t mismatch, col;
-        double norm = row_norm_error(t, R, y, r, &mismatch, &col);
+        double norm = row_norm_error(R, y, r, &mismatch, &col);
         if (!isnan(norm) && !(norm <= e->max_norm)) e->max_norm = norm; /* rows with no finite pair: NaN, passed over */
     }
     if (finite_pairs) e->mean_ulp = sum_ulp / (double)finite_pairs;
@@ -666,8 +667,10 @@ static void named_columns(const ln_op_info *op, ln_errors *e)
 void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, void *y_out)
 {
     const ln_case *c = &p->c;
-    if (k->dtype != c->dtype)
-        ln_die("%s is a %s kernel, the case is %s", k->name, ln_fmt(k->dtype)->name, ln_fmt(c->dtype)->name);
+    if (!ln_kernel_formats(k, c->dtype, c->resid))
+        ln_die("%s is a %s kernel (residual %s), the case is %s (residual %s)", k->name, ln_fmt(k->dtype)->name,
+               ln_fmt(ln_kernel_resid(k))->name, ln_fmt(c->dtype)->name,
+               ln_fmt(ln_resid_format(c->dtype, c->resid))->name);
     if (k->op != c->op) ln_die("%s computes %s, the case is %s", k->name, ln_op_name(k->op), ln_op_name(c->op));
     const ln_op_info *op = op_of(c);
     int out0 = first_output(op);
@@ -687,13 +690,18 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
         if (r->kind != LN_ROLE_OUT) continue;
         size_t rows = r->shape == LN_SHAPE_ROWS_D ? c->rows : 1;
         if ((int)i != out0) {
-            measure_tensor(p, &(tensor_ref){.rows = rows, .D = c->D, .ref = d->ref, .hi = d->hi, .lo = d->lo}, out[i],
-                           &t);
+            measure_tensor(
+                p,
+                &(tensor_ref){.t = role_format(c, r), .rows = rows, .D = c->D, .ref = d->ref, .hi = d->hi, .lo = d->lo},
+                out[i], &t);
             e->role[i].max_ulp = t.max_ulp, e->role[i].max_norm = t.max_norm;
         } else e->role[i].max_ulp = e->max_ulp, e->role[i].max_norm = e->max_norm;
         if (d->sref && !c->screen) {
-            measure_tensor(p, &(tensor_ref){.rows = rows, .D = c->D, .ref = d->sref, .hi = d->shi, .lo = d->slo},
-                           out[i], &t);
+            measure_tensor(
+                p,
+                &(tensor_ref){
+                    .t = role_format(c, r), .rows = rows, .D = c->D, .ref = d->sref, .hi = d->shi, .lo = d->slo},
+                out[i], &t);
             e->role[i].saved_max_ulp = t.max_ulp, e->role[i].saved_max_norm = t.max_norm;
         }
     }
@@ -708,23 +716,25 @@ void ln_measure_kernel(const ln_kernel *k, const ln_prepared *p, ln_errors *e, v
     free_outputs(op, out, -1);
 }
 /* The rows x D tensor the op normalises: the NORMED role's values (an output's: its correctly
- * rounded reference, what a kernel that meets its contract normalises), else x. */
-static const void *normed_tensor(const ln_prepared *p)
+ * rounded reference, what a kernel that meets its contract normalises), else x; *t its format. */
+static const void *normed_tensor(const ln_prepared *p, ln_dtype *t)
 {
     const ln_op_info *op = op_of(&p->c);
     for (size_t i = 0; i < op->n_roles; i++)
         if (op->roles[i].flags & LN_ROLE_NORMED) {
             const void *v = op->roles[i].kind == LN_ROLE_OUT ? p->role[i].ref : p->role[i].data;
+            *t = role_format(&p->c, &op->roles[i]);
             if (v) return v;
         }
+    *t = p->c.dtype;
     return p->x;
 }
 
 void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
 {
     const ln_case *c = &p->c;
-    ln_dtype t = c->dtype;
-    const void *xs = normed_tensor(p);
+    ln_dtype t = c->dtype, xt; /* the facts' format is the outputs' (y's); the normed tensor's is xt */
+    const void *xs = normed_tensor(p, &xt);
     const ln_ref_stats *st = &p->stats[r];
     size_t off = r * c->D;
     double smallest = ldexp(1.0, ln_fmt(t)->emin), rstd = 1.0 / sqrt(st->var + c->eps);
@@ -737,7 +747,7 @@ void ln_row_facts_of(const ln_prepared *p, size_t r, ln_row_facts *f)
                         .max_abs_gamma = p->gamma ? 0 : 1,
                         .min_abs_gamma = p->gamma ? INFINITY : 1};
     for (size_t i = 0; i < c->D; i++) {
-        double x = ln_load(t, xs, off + i), g = p->gamma ? ln_load(t, p->gamma, i) : 1;
+        double x = ln_load(xt, xs, off + i), g = p->gamma ? ln_load(t, p->gamma, i) : 1;
         double b = p->beta ? ln_load(t, p->beta, i) : 0, y = fabs(p->y_hi[off + i] + p->y_lo[off + i]);
         f->finite &= isfinite(x) && isfinite(g) && isfinite(b);
         f->max_abs_x = fmax(f->max_abs_x, fabs(x));
@@ -790,7 +800,7 @@ static const char *judge_row(const ln_kernel *k, const ln_prepared *p, const voi
                              double *error, size_t *col, size_t *mismatch)
 {
     tensor_ref R = output_ref(p);
-    *error = row_norm_error(p->c.dtype, &R, y, r, mismatch, col);
+    *error = row_norm_error(&R, y, r, mismatch, col);
     if (*mismatch) *error = INFINITY;
     const char *dom = ln_row_contract(k, p, r, bound);
     if (dom) *bound = NAN;
@@ -832,15 +842,15 @@ static int cr_break(const ln_prepared *p, const ln_run_record *run, size_t r, co
                     double *limit)
 {
     const ln_op_info *op = op_of(&p->c);
-    ln_dtype t = p->c.dtype;
     for (size_t i = 0; i < op->n_roles; i++) {
         const ln_role_data *d = &p->role[i];
+        const ln_dtype t = role_format(&p->c, &op->roles[i]);
         if (!run->out[i] || !d->ref) continue;
         for (size_t j = r * p->c.D; j < (r + 1) * p->c.D; j++)
             if (!agrees(ln_load(t, run->out[i], j), ln_load(t, d->ref, j))) {
-                tensor_ref R = {.rows = p->c.rows, .D = p->c.D, .ref = d->ref, .hi = d->hi, .lo = d->lo};
+                tensor_ref R = {.t = t, .rows = p->c.rows, .D = p->c.D, .ref = d->ref, .hi = d->hi, .lo = d->lo};
                 size_t mismatch, col;
-                *error = row_norm_error(t, &R, run->out[i], r, &mismatch, &col);
+                *error = row_norm_error(&R, run->out[i], r, &mismatch, &col);
                 if (mismatch || isnan(*error)) *error = INFINITY;
                 *what = op->roles[i].name, *limit = 0;
                 return 1;

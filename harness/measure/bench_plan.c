@@ -65,6 +65,7 @@ static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, siz
                        .label = k->name,
                        .k = k,
                        .dtype = k->dtype,
+                       .resid = k->resid,
                        .D = D,
                        .threads = (int)threads,
                        .dist = *dist,

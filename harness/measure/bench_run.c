@@ -96,11 +96,33 @@ static void *role_buffer(const ln_bench_case *c, const thread_buffers *b, size_t
     return s == LN_SHAPE_ROWS_D ? b->full[rank] : s == LN_SHAPE_COLS ? b->cols[rank] : (void *)b->rows[rank];
 }
 
-/* Bytes moved per call as counted (kernels/ops.def: the rows x D tensors read and written; a
- * probe reads x and writes y). */
+/* The element size of role i of c's op relative to x's: 2 for the fp32 residual (r, h) of a
+ * mixed-format kernel with 16-bit x, else 1. */
+static double role_scale(const ln_bench_case *c, const ln_role *r)
+{
+    return (double)ln_fmt(ln_role_format(r->flags, c->k->dtype, c->k->resid))->size / (double)ln_fmt(c->k->dtype)->size;
+}
+
+/* Bytes moved per call as counted (kernels/ops.def: the rows x D tensors read and written, each
+ * in its own format, so a mixed-format kernel's fp32 r and h count 4 bytes an element beside 2
+ * for x and y; a probe reads x and writes y). */
 static double moved_bytes(const ln_bench_case *c)
 {
-    return (op_of(c) ? ln_ops[c->k->op].bytes : 2) * (double)c->xbytes;
+    const ln_op_info *op = op_of(c);
+    double n = op ? op->bytes : 2;
+    for (size_t i = 0; op && i < op->n_roles; i++)
+        if (op->roles[i].flags & LN_ROLE_RESID) n += role_scale(c, &op->roles[i]) - 1;
+    return n * (double)c->xbytes;
+}
+
+/* The widest rows x D role of c relative to x (the buffers' size). */
+static double widest_scale(const ln_bench_case *c)
+{
+    const ln_op_info *op = op_of(c);
+    double w = 1;
+    for (size_t i = 0; op && i < op->n_roles; i++)
+        if (op->roles[i].shape == LN_SHAPE_ROWS_D && role_scale(c, &op->roles[i]) > w) w = role_scale(c, &op->roles[i]);
+    return w;
 }
 
 static void free_buffers(ln_bench_pool *p)
@@ -141,11 +163,11 @@ static void pool_threads(ln_bench_pool *p, int threads)
     p->team_threads = threads;
 }
 
-/* Thread i's share of c, in bytes of x. */
+/* Thread i's share of c, in bytes of its widest rows x D tensor (x, or a wider residual). */
 static size_t share_bytes(const ln_bench_case *c, int i)
 {
     if (c->what != LN_BENCH_KERNEL) return ln_bench_share(c->D, c->threads, i, NULL) * ln_fmt(c->dtype)->size;
-    return ln_bench_share(c->rows, c->threads, i, NULL) * c->D * ln_fmt(c->dtype)->size;
+    return ln_bench_share(c->rows, c->threads, i, NULL) * c->D * (size_t)(ln_fmt(c->dtype)->size * widest_scale(c));
 }
 
 /* Buffers for c's thread count, sized for the largest share of any case of that count (those
@@ -182,8 +204,8 @@ static int same_inputs(const ln_bench_case *a, const ln_bench_case *b)
     if (a->threads != b->threads) return 0;
     if (a->what != LN_BENCH_KERNEL || b->what != LN_BENCH_KERNEL)
         return a->what != LN_BENCH_KERNEL && b->what != LN_BENCH_KERNEL;
-    return a->dtype == b->dtype && a->D == b->D && a->rows == b->rows && !strcmp(a->dist.spec, b->dist.spec) &&
-           a->seed == b->seed;
+    return a->dtype == b->dtype && a->resid == b->resid && a->D == b->D && a->rows == b->rows &&
+           !strcmp(a->dist.spec, b->dist.spec) && a->seed == b->seed;
 }
 
 /* Team job: thread i fills its share of the current case's x (and its gamma, beta). */
@@ -218,7 +240,12 @@ static void fill_share(void *ctx, int i)
         const ln_role *role = &op->roles[k];
         void *buf = role_buffer(c, b, k);
         if (role->kind == LN_ROLE_IN && role->shape == LN_SHAPE_COLS && na < 2) affine[na++] = buf;
-        if (role->kind == LN_ROLE_IN && role->shape == LN_SHAPE_ROWS_D && buf != x) memcpy(buf, x, rows * row_bytes);
+        if (role->kind == LN_ROLE_IN && role->shape == LN_SHAPE_ROWS_D && buf != x) {
+            ln_dtype f = ln_role_format(role->flags, c->dtype, c->resid);
+            if (f == c->dtype) memcpy(buf, x, rows * row_bytes);
+            else /* a wider residual: x's values, exactly */
+                for (size_t j = 0; j < rows * c->D; j++) ln_store(f, buf, j, ln_load(c->dtype, x, j));
+        }
         if (role->kind == LN_ROLE_SAVED)
             for (size_t j = 0; j < rows; j++) ((double *)buf)[j] = !strcmp(role->name, "mean") ? 0 : 1;
     }
@@ -347,7 +374,6 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 static uint64_t hash_share(const ln_bench_case *c, ln_args a, int with_stats, uint64_t h)
 {
     const ln_op_info *op = op_of(c);
-    size_t esize = ln_fmt(c->dtype)->size;
     void *mine[LN_MAX_ROLES] = {NULL};
     size_t bytes[LN_MAX_ROLES] = {0};
     for (size_t i = 0; i < op->n_roles; i++) {
@@ -357,6 +383,7 @@ static uint64_t hash_share(const ln_bench_case *c, ln_args a, int with_stats, ui
             memcpy((char *)&a + r->field, &mine[i], sizeof mine[i]);
         }
         if (r->kind == LN_ROLE_OUT || (r->kind == LN_ROLE_STAT && with_stats)) {
+            size_t esize = ln_fmt(ln_role_format(r->flags, c->dtype, c->resid))->size;
             bytes[i] = r->shape == LN_SHAPE_ROWS_D ? a.rows * c->D * esize
                        : r->shape == LN_SHAPE_COLS ? c->D * esize
                                                    : a.rows * sizeof(double);

@@ -47,7 +47,8 @@ int ln_replay_check(const uint8_t *data, size_t size, char *msg, size_t len)
     int bad = 0;
     for (size_t i = 0; i < ln_kernel_count() && !bad; i++) {
         const ln_kernel *k = ln_kernel_at(i);
-        if (k->op != r.op || k->dtype != r.t || k->external || !ln_kernel_available(k)) continue;
+        /* the file's rows are of one format: the kernels of that format alone (not the mixed ones) */
+        if (k->op != r.op || !ln_kernel_formats(k, r.t, 0) || k->external || !ln_kernel_available(k)) continue;
         ln_errors e;
         ln_verdict v;
         ln_measure_kernel(k, &p, &e, y);

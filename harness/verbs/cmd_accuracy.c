@@ -171,8 +171,11 @@ typedef struct {
     ln_npy_array gamma_file, beta_file;
     const char *input_path[LN_MAX_ROLES]; /* --input R=FILE, by R's role in the op */
     ln_npy_array input_file[LN_MAX_ROLES];
-    ln_problem_args pa;          /* --kernels, --dist, --D, --rows, --eps, --seed */
-    ln_dtype dtypes[LN_NDTYPES]; /* in the order their first kernel appears */
+    ln_problem_args pa; /* --kernels, --dist, --D, --rows, --eps, --seed */
+    /* the kernels' formats (dtype and residual format), in the order their first kernel appears */
+    struct {
+        ln_dtype dtype, resid;
+    } fmts[LN_NDTYPES * LN_NDTYPES];
     size_t ndt;
     size_t total; /* kernel x case rows the run writes */
 } run_options;
@@ -301,8 +304,8 @@ static void find_saved_kernel(run_options *o)
     if (!ln_kernel_available(o->saved_kernel))
         ln_die_usage("--saved-stats: %s does not run on this CPU (lnbench list says why)", name);
     for (size_t i = 0; i < o->ndt; i++) {
-        const char *want = ln_fmt(o->dtypes[i])->name, *have = ln_fmt(o->saved_kernel->dtype)->name;
-        if (o->dtypes[i] != o->saved_kernel->dtype)
+        const char *want = ln_fmt(o->fmts[i].dtype)->name, *have = ln_fmt(o->saved_kernel->dtype)->name;
+        if (o->fmts[i].dtype != o->saved_kernel->dtype)
             ln_die_usage("--saved-stats: %s is a %s kernel; the selected %s kernels need %s statistics", name, have,
                          want, want);
     }
@@ -325,9 +328,11 @@ static void parse_lists(run_options *o)
             const char *err = ln_npy_read(o->input_path[i], &o->input_file[i]);
             if (err) ln_die_usage("--input: file '%s': %s", o->input_path[i], err);
         }
-    size_t per_dtype[LN_NDTYPES] = {0};
-    for (size_t i = 0; i < o->nk; i++)
-        if (per_dtype[o->ks[i]->dtype]++ == 0) o->dtypes[o->ndt++] = o->ks[i]->dtype;
+    size_t per_format[LN_NDTYPES][LN_NDTYPES] = {{0}};
+    for (size_t i = 0; i < o->nk; i++) {
+        ln_dtype t = o->ks[i]->dtype, r = ln_kernel_resid(o->ks[i]);
+        if (per_format[t][r]++ == 0) o->fmts[o->ndt].dtype = t, o->fmts[o->ndt++].resid = r;
+    }
     if (o->saved_kernel_name) find_saved_kernel(o);
 }
 
@@ -336,19 +341,21 @@ static size_t shapes_of(const run_options *o, const ln_dist *d)
 {
     return d->kind == LN_DIST_FILE ? 1 : o->pa.nD * o->pa.nrows;
 }
-/* The problem of dtype t, dist j, shape s and eps e. */
-static ln_problem problem_of(const run_options *o, ln_dtype t, size_t j, size_t s, size_t e)
+/* The problem of format di, dist j, shape s and eps e. */
+static ln_problem problem_of(const run_options *o, size_t di, size_t j, size_t s, size_t e)
 {
-    return ln_problem_at(&o->pa, t, s / o->pa.nrows, s % o->pa.nrows, e, j, 0);
+    ln_problem pb = ln_problem_at(&o->pa, o->fmts[di].dtype, s / o->pa.nrows, s % o->pa.nrows, e, j, 0);
+    pb.resid = o->fmts[di].resid;
+    return pb;
 }
 
 /* Every case's shape against the gamma/beta files and the machine's memory; counts the rows
  * this shard writes. */
 static void check_shapes(run_options *o)
 {
-    ln_dtype widest = o->dtypes[0];
+    size_t widest = 0;
     for (size_t i = 0; i < o->ndt; i++)
-        if (ln_fmt(o->dtypes[i])->size > ln_fmt(widest)->size) widest = o->dtypes[i];
+        if (ln_fmt(o->fmts[i].dtype)->size > ln_fmt(o->fmts[widest].dtype)->size) widest = i;
     for (size_t j = 0; j < o->pa.ndists; j++) {
         for (size_t s = 0; s < shapes_of(o, &o->pa.dists[j]); s++) {
             ln_problem pb = problem_of(o, widest, j, s, 0);
@@ -361,7 +368,7 @@ static void check_shapes(run_options *o)
                 if (o->input_path[i] && (o->input_file[i].cols != D || o->input_file[i].rows != pb.rows))
                     ln_die_usage("--input: file '%s' holds %zu x %zu values; the case is %zu x %zu", o->input_path[i],
                                  o->input_file[i].rows, o->input_file[i].cols, pb.rows, D);
-            check_memory(pb.rows, D, widest);
+            check_memory(pb.rows, D, o->fmts[widest].dtype);
         }
     }
     /* the cases in run order (dtype, dist, shape, eps), as run_all numbers them */
@@ -369,7 +376,8 @@ static void check_shapes(run_options *o)
         for (size_t j = 0; j < o->pa.ndists; j++)
             for (size_t s = 0; s < shapes_of(o, &o->pa.dists[j]) * o->pa.neps; s++, i++)
                 if (ln_shard_takes(o->shard, i))
-                    for (size_t k = 0; k < o->nk; k++) o->total += o->ks[k]->dtype == o->dtypes[di];
+                    for (size_t k = 0; k < o->nk; k++)
+                        o->total += ln_kernel_formats(o->ks[k], o->fmts[di].dtype, o->fmts[di].resid);
 }
 
 static void free_options(run_options *o)
@@ -538,7 +546,7 @@ static void run_case(const run_options *o, const ln_case *cs, run_state *st)
     }
     for (size_t k = 0; k < o->nk && !interrupted; k++) {
         const ln_kernel *kern = o->ks[k];
-        if (kern->dtype != cs->dtype) continue;
+        if (!ln_kernel_formats(kern, cs->dtype, cs->resid)) continue;
         progress_show(&st->pr, kern->name, cs->dist.spec, cs->D, cs->eps);
         ln_errors er;
         ln_verdict v;
@@ -579,7 +587,7 @@ static void run_all(const run_options *o, run_state *st)
             for (size_t s = 0; s < shapes_of(o, &o->pa.dists[j]) && !interrupted; s++)
                 for (size_t e = 0; e < o->pa.neps && !interrupted; e++) {
                     if (!ln_shard_takes(o->shard, case_index++)) continue;
-                    ln_case cs = {.problem = problem_of(o, o->dtypes[di], j, s, e),
+                    ln_case cs = {.problem = problem_of(o, di, j, s, e),
                                   .affine = o->affine,
                                   .gamma_src = o->gamma_file.data,
                                   .beta_src = o->beta_file.data,

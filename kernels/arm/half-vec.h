@@ -40,6 +40,19 @@ LN_INLINE vf_pair half_block_widen(ln_dtype t, hwords v)
 
 LN_INLINE vf_pair half_block_load(ln_dtype t, const uint16_t *p) { return half_block_widen(t, vld1q_u16(p)); }
 
+/* A block in memory order and back (see the x86 layer's): bf16 blocks hold the even and the odd
+ * elements. */
+LN_INLINE vf_pair half_block_in_order(ln_dtype t, vf_pair v)
+{
+    if (t == LN_F16) return v;
+    return (vf_pair){vzip1q_f32(v.a, v.b), vzip2q_f32(v.a, v.b)};
+}
+LN_INLINE vf_pair half_block_of_order(ln_dtype t, vf_pair v)
+{
+    if (t == LN_F16) return v;
+    return (vf_pair){vuzp1q_f32(v.a, v.b), vuzp2q_f32(v.a, v.b)};
+}
+
 /* Each lane rounded to bf16 (nearest even by integer carry, so overflow gives Inf and
  * subnormals stay), in the top 16 bits; NaN lanes made quiet instead. */
 LN_INLINE uint32x4_t bf16_round_hi(vf v)

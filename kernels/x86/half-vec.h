@@ -56,6 +56,24 @@ LN_INLINE vf_pair half_block_load(ln_dtype t, const uint16_t *p)
     return half_block_widen(t, _mm256_loadu_si256((const __m256i *)p));
 }
 
+/* A block as half_block_load lays it out put in memory order (a: elements 0..W-1, b: W..2W-1),
+ * and back: for arithmetic with fp32 arrays (the mixed-format kernels' fp32 residual). f16
+ * blocks are in memory order already; bf16 blocks hold the even and the odd elements. */
+LN_INLINE vf_pair half_block_in_order(ln_dtype t, vf_pair v)
+{
+    if (t == LN_F16) return v;
+    __m256 lo = _mm256_unpacklo_ps(v.a, v.b), hi = _mm256_unpackhi_ps(v.a, v.b);
+    return (vf_pair){_mm256_permute2f128_ps(lo, hi, 0x20), _mm256_permute2f128_ps(lo, hi, 0x31)};
+}
+LN_INLINE vf_pair half_block_of_order(ln_dtype t, vf_pair v)
+{
+    if (t == LN_F16) return v;
+    __m256d even = _mm256_castps_pd(_mm256_shuffle_ps(v.a, v.b, 0x88));
+    __m256d odd = _mm256_castps_pd(_mm256_shuffle_ps(v.a, v.b, 0xdd));
+    return (vf_pair){_mm256_castpd_ps(_mm256_permute4x64_pd(even, 0xd8)),
+                     _mm256_castpd_ps(_mm256_permute4x64_pd(odd, 0xd8))};
+}
+
 /* Each lane rounded to bf16 (nearest even, the integer rounding of ln_f32_to_bf16: carries walk
  * into the exponent, so overflow gives Inf and subnormals stay), in the top 16 bits of the
  * lane; with nans, NaN lanes are made quiet instead (the carry could turn them into Inf). */
@@ -188,6 +206,22 @@ LN_INLINE vf_pair half_block_load(ln_dtype t, const uint16_t *p)
         return (vf_pair){_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)),
                          _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 16)))};
     return half_block_widen(t, _mm512_loadu_si512(p));
+}
+
+/* A block in memory order and back (see the AVX2 layer's). */
+LN_INLINE vf_pair half_block_in_order(ln_dtype t, vf_pair v)
+{
+    if (t == LN_F16) return v;
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    return (vf_pair){_mm512_permutex2var_ps(v.a, lo, v.b), _mm512_permutex2var_ps(v.a, hi, v.b)};
+}
+LN_INLINE vf_pair half_block_of_order(ln_dtype t, vf_pair v)
+{
+    if (t == LN_F16) return v;
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return (vf_pair){_mm512_permutex2var_ps(v.a, even, v.b), _mm512_permutex2var_ps(v.a, odd, v.b)};
 }
 
 /* Masked loads and stores touch only the first n words: tails need no copy. */

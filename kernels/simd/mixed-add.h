@@ -1,0 +1,59 @@
+/* The mixed-format fused kernels' add and narrow over the 16-bit block layer (half-vec.h), for
+ * AVX2, AVX-512 and NEON alike: h = x + r with 16-bit x widened exactly and fp32 r (one fp32
+ * rounding: h correctly rounded), and fp32 values rounded once to the 16-bit format (y). The
+ * schedule and the norm are kernels/add-norm.h's ln_mixed_add_norm over an fp32 kernel of the op. */
+#ifndef LN_SIMD_MIXED_ADD_H
+#define LN_SIMD_MIXED_ADD_H
+
+#include "add-norm.h"
+#include "half-vec.h"
+
+/* ln_mixed_add_fn over the layer: one block of HB elements, put in memory order
+ * (half_block_in_order), is two fp32 vectors of r and h. */
+LN_INLINE void mixed_put(float *h, float *s, size_t j, vf v, int stream)
+{
+    if (stream) vf_stream(h + j, v);
+    else vf_store(h + j, v);
+    if (s) vf_store(s + j, v);
+}
+
+static inline void mixed_add_run(ln_dtype t, const uint16_t *x, const float *r, float *h, float *s, size_t n,
+                                 int stream)
+{
+    size_t j = 0;
+    for (; j + HB <= n; j += HB) {
+        const vf_pair v = half_block_in_order(t, half_block_load(t, x + j));
+        mixed_put(h, s, j, vf_add(v.a, vf_load(r + j)), stream);
+        mixed_put(h, s, j + VF_W, vf_add(v.b, vf_load(r + j + VF_W)), stream);
+    }
+    if (j < n) { /* the tail: the block's first m elements, its two halves in turn */
+        const size_t m = n - j, ma = m < VF_W ? m : VF_W;
+        const vf_pair v = half_block_in_order(t, half_block_load_part(t, x + j, m));
+        const vf a = vf_add(v.a, vf_load_part(r + j, ma));
+        vf_store_part(h + j, a, ma);
+        if (s) vf_store_part(s + j, a, ma);
+        if (m > VF_W) {
+            const vf b = vf_add(v.b, vf_load_part(r + j + VF_W, m - VF_W));
+            vf_store_part(h + j + VF_W, b, m - VF_W);
+            if (s) vf_store_part(s + j + VF_W, b, m - VF_W);
+        }
+    }
+}
+
+/* ln_mixed_narrow_fn over the layer; streamed stores are fenced before returning, which also
+ * orders the block's streamed h (written before) for the caller. */
+static inline void mixed_narrow_run(ln_dtype t, const float *s, uint16_t *y, size_t n, int stream)
+{
+    size_t j = 0;
+    for (; j + HB <= n; j += HB)
+        half_block_store(t, y + j, half_block_of_order(t, (vf_pair){vf_load(s + j), vf_load(s + j + VF_W)}),
+                         stream ? HALF_STREAM_LINE : 0);
+    if (j < n) {
+        const size_t m = n - j, ma = m < VF_W ? m : VF_W;
+        const vf b = m > VF_W ? vf_load_part(s + j + VF_W, m - VF_W) : vf_set1(0.0f);
+        half_block_store_part(t, y + j, half_block_of_order(t, (vf_pair){vf_load_part(s + j, ma), b}), m);
+    }
+    if (stream) vec_stream_fence();
+}
+
+#endif

@@ -77,7 +77,8 @@ static inline void ln_add_norm_forward(ln_dtype t, ln_add_fn *add, const ln_kern
  *
  * add(t, x, r, h, s, n, stream): h = x + r over n elements (non-temporal stores when stream: h
  * then vector-aligned), and into the cached copy s unless NULL; narrow(t, s, y, n, stream): the
- * fp32 values s rounded to t into y (non-temporal stores and a fence when stream). */
+ * fp32 values s rounded to t into y (with stream: non-temporal stores where y is 64-byte aligned,
+ * and a store fence, which orders the block's streamed h too). */
 typedef void ln_mixed_add_fn(ln_dtype t, const uint16_t *x, const float *r, float *h, float *s, size_t n, int stream);
 typedef void ln_mixed_narrow_fn(ln_dtype t, const float *s, uint16_t *y, size_t n, int stream);
 
@@ -157,7 +158,7 @@ static inline void ln_mixed_add_norm(ln_dtype t, const ln_args *a, ln_mixed_add_
         b.mean = a->mean ? a->mean + r0 : NULL, b.rstd = a->rstd ? a->rstd + r0 : NULL;
         b.params = nt ? p : NULL;
         k->forward(&b);
-        narrow(t, ys, Y + o, cnt * n, stream && (uintptr_t)(Y + o) % 64 == 0);
+        narrow(t, ys, Y + o, cnt * n, stream);
     }
     free(ys), free(hs), free(gw), free(bw);
 }

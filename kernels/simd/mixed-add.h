@@ -40,14 +40,15 @@ static inline void mixed_add_run(ln_dtype t, const uint16_t *x, const float *r, 
     }
 }
 
-/* ln_mixed_narrow_fn over the layer; streamed stores are fenced before returning, which also
- * orders the block's streamed h (written before) for the caller. */
+/* ln_mixed_narrow_fn over the layer: y streams when asked and 64-byte aligned; asked, the fence
+ * runs either way, so it also orders the block's streamed h (written before) for the caller. */
 static inline void mixed_narrow_run(ln_dtype t, const float *s, uint16_t *y, size_t n, int stream)
 {
+    const int nt = stream && (uintptr_t)y % 64 == 0;
     size_t j = 0;
     for (; j + HB <= n; j += HB)
         half_block_store(t, y + j, half_block_of_order(t, (vf_pair){vf_load(s + j), vf_load(s + j + VF_W)}),
-                         stream ? HALF_STREAM_LINE : 0);
+                         nt ? HALF_STREAM_LINE : 0);
     if (j < n) {
         const size_t m = n - j, ma = m < VF_W ? m : VF_W;
         const vf b = m > VF_W ? vf_load_part(s + j + VF_W, m - VF_W) : vf_set1(0.0f);

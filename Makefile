@@ -269,14 +269,14 @@ BENCH_TIMING_FLAGS := --D 1024,4096,16384 --bytes 1M,64M --max-call-seconds 0.2 
                       --benchmark_repetitions=10 --benchmark_min_time=0.01
 endif
 # The other operators (docs/ops.md) after the LayerNorm runs: per op a small accuracy sweep (D 768,
-# 3 distributions) and timing run (D 1024, 4096, cache and memory, 10 repetitions) of every kernel,
+# 3 distributions) and timing run (D 4096, cache and memory, 10 repetitions) of every kernel,
 # each written whole to its own files in $(RESULTS)/ops/ (scripts/bench-ops.sh), so a rerun
 # replaces them; report, summary, merge and compare read a results folder with its ops/ (make
 # bench clears ops/ first, so the folder holds one run). The rmsnorm run times at BENCH_THREADS
-# too. Budget: about 55 s for the five ops on the 2-core Zen 5 VM (rmsnorm ~25 s at two thread counts).
+# too. Budget: about 51 s for the five ops on the idle 2-core Zen 5 VM (D 1024 too took 85 s).
 BENCH_OPS := rmsnorm layernorm-bwd rmsnorm-bwd add-rmsnorm add-layernorm
 BENCH_OPS_ACCURACY_FLAGS := --dist normal,offset:1e4,outlier:1000 --D 768
-BENCH_OPS_TIMING_FLAGS := --D 1024,4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=10 \
+BENCH_OPS_TIMING_FLAGS := --D 4096 --bytes 1M,64M --max-call-seconds 0.1 --benchmark_repetitions=10 \
                           --benchmark_min_time=0.01
 # The tuning of this machine (make tune; docs/tune.md): make bench times every kernel with the
 # tunables it chose when the file exists (said on the terminal and in bench.csv.meta.json), at the

@@ -72,6 +72,8 @@ typedef struct {
     char *out_flag;
 } gb_flags;
 
+static void gb_flags_free(gb_flags *g) { free(g->argv), free(g->filter_flag), free(g->out_flag); }
+
 /* Splits argv: --benchmark_* flags go to Google Benchmark (after this verb's defaults, so the
  * user's win), the output path among them is taken here; the rest stays for getopt. */
 static void split_gbench_flags(int *argc, char **argv, gb_flags *g)
@@ -249,7 +251,7 @@ int cmd_bench(int argc, char **argv)
         case 'h':
             ln_problem_help(stdout, bench_help, &bench_problem, bench_help_more);
             ln_problem_args_free(&pa);
-            free(gbf.argv), free(orig_argv), free(gbf.filter_flag); /* so the leak checker keeps status 0 */
+            gb_flags_free(&gbf), free(orig_argv); /* so the leak checker keeps status 0 */
             return 0;
         default:
             if (!ln_problem_arg(&pa, c, optarg)) ln_die_usage("bench: see 'lnbench bench --help'");
@@ -330,9 +332,9 @@ int cmd_bench(int argc, char **argv)
         write_results(cases, ncases, res, nres, &csv, out, json_path, &ro, pa.seed, orig_argc, orig_argv, tuning);
     }
 
-    free(res), free(cases), free(tuned_params), free(json_default), free(gbf.out_flag);
+    free(res), free(cases), free(tuned_params), free(json_default);
     free(sizes), free(g.kernels);
     ln_problem_args_free(&pa);
-    free(gbf.argv), free(orig_argv), free(gbf.filter_flag);
+    gb_flags_free(&gbf), free(orig_argv);
     return 0;
 }

@@ -87,16 +87,19 @@ enum {
                          * rounding): the verdict requires the reference's value */
     LN_ROLE_SUMMED = 16, /* a rows x D input summed into the NORMED tensor (x and r of the fused
                           * ops: h = x + r): a search trades value between such inputs */
-    LN_ROLE_RESID = 32   /* a rows x D tensor of the residual stream (r and h of the fused ops): its
+    LN_ROLE_RESID = 32,  /* a rows x D tensor of the residual stream (r and h of the fused ops): its
                           * elements are in the kernel's residual format (ln_kernel_resid), which
                           * may be wider than its dtype (fp32 r and h beside 16-bit x and y) */
+    LN_ROLE_UNTIMED = 64 /* an OPT input the bench passes as NULL, as models run the op (RMSNorm's
+                          * beta: LLaMA's RMSNorm and vLLM's fused add + RMSNorm have a weight and no
+                          * bias); accuracy runs give it (bench --every-input times it too) */
 };
 typedef struct {
     const char *name; /* the ln_args member's name: "x", "gamma", "dy", "mean", ... */
     ln_role_kind kind;
     ln_shape shape;
     unsigned flags; /* LN_ROLE_OPT, LN_ROLE_JUDGED, LN_ROLE_NORMED, LN_ROLE_CR, LN_ROLE_SUMMED,
-                     * LN_ROLE_RESID */
+                     * LN_ROLE_RESID, LN_ROLE_UNTIMED */
     size_t field;   /* offsetof(ln_args, member) */
 } ln_role;
 enum { LN_MAX_ROLES = 12 };

@@ -44,14 +44,15 @@ const ln_kernel *const ln_probe_kernels[] = {
 };
 const size_t ln_num_probe_kernels = sizeof ln_probe_kernels / sizeof ln_probe_kernels[0];
 
-/* ops.def's roles, one array per op, then the table. OPT, JUDGED, NORMED, CR, SUMMED and RESID are the .def's
- * shorthands. */
+/* ops.def's roles, one array per op, then the table. OPT, JUDGED, NORMED, CR, SUMMED, RESID and UNTIMED are
+ * the .def's shorthands. */
 #define OPT LN_ROLE_OPT
 #define JUDGED LN_ROLE_JUDGED
 #define NORMED LN_ROLE_NORMED
 #define CR LN_ROLE_CR
 #define SUMMED LN_ROLE_SUMMED
 #define RESID LN_ROLE_RESID
+#define UNTIMED LN_ROLE_UNTIMED
 #define LN_IN(f, shape, flags)                                          \
     {                                                                   \
 #f, LN_ROLE_IN, LN_SHAPE_##shape, (flags), offsetof(ln_args, f) \
@@ -90,6 +91,7 @@ const ln_op_info ln_ops[LN_NOPS] = {
 #undef CR
 #undef SUMMED
 #undef RESID
+#undef UNTIMED
 _Static_assert(sizeof ln_ops / sizeof ln_ops[0] == LN_NOPS, "one ln_ops entry per ops.def line");
 
 const char *ln_op_name(ln_op op)

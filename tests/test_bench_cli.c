@@ -180,6 +180,34 @@ static void test_fused_bytes_per_role_format(void **state)
     }
 }
 
+/* The per-column inputs each kernel is given, as affine_bytes counts them: RMSNorm's beta is
+ * UNTIMED (kernels/ops.def), so by default its kernels read gamma alone and --every-input gives
+ * beta too; LayerNorm reads both, the backward ops gamma. */
+static void test_affine_inputs_given(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *kernel;
+        double bytes;
+    } cases[] = {
+        {"--op rmsnorm --kernels f32-rmsnorm-naive-scalar", "f32-rmsnorm-naive-scalar", 64 * 4},
+        {"--op rmsnorm --every-input --kernels f32-rmsnorm-naive-scalar", "f32-rmsnorm-naive-scalar", 2 * 64 * 4},
+        {"--op add-rmsnorm --kernels f32-addrms-naive-scalar", "f32-addrms-naive-scalar", 64 * 4},
+        {"--kernels f32-twopass-scalar", "f32-twopass-scalar", 2 * 64 * 4},
+        {"--op layernorm-bwd --kernels f32-lnbwd-naive-scalar", "f32-lnbwd-naive-scalar", 64 * 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[256];
+        csv t;
+        snprintf(args, sizeof args, "%s --D 64 --bytes 64K --benchmark_min_time=0.01 --benchmark_repetitions=1",
+                 cases[i].args);
+        bench_ok(args, "affine.csv", &t);
+        double got = num(&t, row_of(&t, cases[i].kernel), "affine_bytes");
+        if (got != cases[i].bytes) fail_msg("%s: affine_bytes %g, not %g", cases[i].args, got, cases[i].bytes);
+        assert_true(num(&t, row_of(&t, "probe-copy"), "affine_bytes") == 0);
+    }
+}
+
 /* A 16-bit kernel brings the 16-bit probes (fp16 elements, the same bytes), and its
  * bw_fraction is over the faster 16-bit probe; an fp32 kernel's stays over the fp32 ones. */
 static void test_16bit_probes(void **state)
@@ -383,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_threads_list),
         cmocka_unit_test(test_16bit_probes),
         cmocka_unit_test(test_fused_bytes_per_role_format),
+        cmocka_unit_test(test_affine_inputs_given),
         cmocka_unit_test(test_bw_fraction_is_over_the_limit),
         cmocka_unit_test(test_empty_selection_exit_2),
         cmocka_unit_test(test_bad_flags_exit_2),

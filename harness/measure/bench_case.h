@@ -35,7 +35,15 @@ typedef struct ln_bench_case {
     double predicted_s;                  /* > 0: skipped, one call predicted to take this long */
     size_t index;                        /* in run order, for the progress line */
     const int *params;                   /* the kernel's tunables (ln_args.params); NULL: its defaults */
+    int every_input;                     /* the op's UNTIMED inputs given too (else NULL: kernels/ops.def) */
 } ln_bench_case;
+
+/* Whether kernel case c gives its kernel the tensor of role r (every role but the returned
+ * statistics, and the UNTIMED inputs only with every_input). */
+static inline int ln_bench_gives(const ln_bench_case *c, const ln_role *r)
+{
+    return r->kind != LN_ROLE_STAT && (c->every_input || !(r->flags & LN_ROLE_UNTIMED));
+}
 
 /* Inputs up to LN_CACHE_BYTES are called cache-resident, from LN_MEMORY_BYTES memory-resident (x
  * alone; y is as large again). Measured on the project's VMs: the copy probe holds its in-cache

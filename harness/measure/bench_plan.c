@@ -70,7 +70,8 @@ static ln_bench_case kernel_case(const ln_bench_grid *g, const ln_kernel *k, siz
                        .threads = (int)threads,
                        .dist = *dist,
                        .eps = eps,
-                       .seed = g->seed};
+                       .seed = g->seed,
+                       .every_input = g->every_input};
     c.rows = g->sizes_are_bytes ? size / (D * esize) : size;
     if (c.rows == 0) c.rows = 1;
     c.xbytes = c.rows * D * esize;

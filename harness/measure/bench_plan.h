@@ -20,6 +20,7 @@ typedef struct {
     const size_t *threads;
     size_t nthreads;
     uint64_t seed;
+    int every_input; /* the UNTIMED optional inputs given too (bench --every-input) */
 } ln_bench_grid;
 
 /* The cases in run order (malloc'ed, *ncases of them): for each thread count, for each size

@@ -310,8 +310,8 @@ static void prepare(bench_run *r, const ln_bench_case *c)
         b->args = (ln_args){
             .rows = ln_bench_share(c->rows, c->threads, i, NULL), .D = c->D, .eps = c->eps, .params = c->params};
         const ln_op_info *op = op_of(c);
-        for (size_t k = 0; op && k < op->n_roles; k++) { /* every role but the returned statistics */
-            void *buf = role_buffer(c, b, k);
+        for (size_t k = 0; op && k < op->n_roles; k++) { /* the roles given; the rest stay NULL */
+            void *buf = ln_bench_gives(c, &op->roles[k]) ? role_buffer(c, b, k) : NULL;
             memcpy((char *)&b->args + op->roles[k].field, &buf, sizeof buf);
         }
         b->probe_elements = ln_bench_share(c->D, c->threads, i, NULL);

@@ -25,6 +25,17 @@ static double bw_fraction(const ln_bench_results *r, size_t i)
     return r->stats[i].gbps / limit;
 }
 
+/* The per-column inputs (gamma, beta) kernel case c gives its kernel: bytes a call reads beside
+ * those counted. */
+static size_t per_column_bytes(const ln_bench_case *c)
+{
+    const ln_op_info *op = &ln_ops[c->k->op];
+    size_t n = 0;
+    for (size_t k = 0; k < op->n_roles; k++)
+        n += op->roles[k].kind == LN_ROLE_IN && op->roles[k].shape == LN_SHAPE_COLS && ln_bench_gives(c, &op->roles[k]);
+    return n * c->D * ln_fmt(c->dtype)->size;
+}
+
 size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
 {
     ln_schema_write_header(f, LN_SCHEMA_BENCH);
@@ -58,7 +69,7 @@ size_t ln_bench_write_rows(FILE *f, const ln_bench_results *r)
         ln_row_num(&row, LNC_BENCH_gbps_max, s->gbps_max);
         ln_row_num(&row, LNC_BENCH_cv, s->cv);
         ln_row_num(&row, LNC_BENCH_bw_fraction, fraction);
-        ln_row_count(&row, LNC_BENCH_affine_bytes, kernel ? 2 * c->D * fmt->size : 0);
+        ln_row_count(&row, LNC_BENCH_affine_bytes, kernel ? per_column_bytes(c) : 0);
         ln_row_num(&row, LNC_BENCH_gbps_cpu, s->gbps_cpu);
         ln_row_text(&row, LNC_BENCH_op, kernel ? ln_op_name(c->k->op) : "");
         ln_row_text(&row, LNC_BENCH_params, ln_params_format(c->k, c->params, params, sizeof params));

@@ -40,6 +40,9 @@ static const char bench_help_more[] =
     "  --tuning FILE    run each kernel with the tunables FILE chose for its D, regime and thread\n"
     "                   count (written by lnbench tune on this machine; docs/tune.md); cases it has\n"
     "                   no entry for keep the defaults; bench.csv's params column says which ran\n"
+    "  --every-input    give every optional input: RMSNorm's and add-rmsnorm's beta too, which\n"
+    "                   by default they run without, as LLMs run them (accuracy covers it either\n"
+    "                   way; bench.csv's affine_bytes says what each kernel read)\n"
     "  --out PATH       the CSV (default results/bench.csv); the JSON goes beside it as .json\n"
     "  --force          replace results/bench.csv when --out is not given (else kept: exit 2)\n"
     "                   unless --benchmark_out=PATH says otherwise, the metadata to PATH.meta.json\n"
@@ -229,19 +232,21 @@ int cmd_bench(int argc, char **argv)
                                          {"quiet", no_argument, 0, 'q'},
                                          {"tuning", required_argument, 0, 'T'},
                                          {"force", no_argument, 0, 'F'},
+                                         {"every-input", no_argument, 0, 'E'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *bytes_list = NULL, *out = "results/bench.csv", *tuning_path = NULL;
     ln_bench_run_options ro = {0};
     ln_problem_args pa;
     ln_problem_args_init(&pa, &bench_problem);
-    int c, out_given = 0, force = 0;
+    int c, out_given = 0, force = 0, every_input = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'b': bytes_list = optarg; break;
         case 'o': out = optarg, out_given = 1; break;
         case 'F': force = 1; break;
+        case 'E': every_input = 1; break;
         case 'm':
             if ((ro.max_call_seconds = ln_parse_double(optarg, "--max-call-seconds")) < 0)
                 ln_die_usage("--max-call-seconds: '%s' is negative", optarg);
@@ -264,6 +269,7 @@ int cmd_bench(int argc, char **argv)
 
     ln_bench_grid g = {.sizes_are_bytes = bytes_list != NULL,
                        .seed = pa.seed,
+                       .every_input = every_input,
                        .threads = pa.threads,
                        .nthreads = pa.nthreads,
                        .D = pa.D,

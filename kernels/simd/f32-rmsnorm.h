@@ -12,8 +12,11 @@
  *   row by row: the sums of row r (from L2 where the previous row prefetched it), then its
  *     normalization from L1/L2, prefetching row r+1 (shifted by prefetch_ahead floats, so memory
  *     keeps reading while the next sums run from L2). f32-shifted's form for long rows from
- *     memory; here (Zen 3, `lnbench tune`, 64 MiB) the pipeline beat it by 13-16% at D 4096 and
- *     16384, so it is off by default (rowwise_min_d, cache_rowwise_min_d).
+ *     memory, the default there from D 1024 (rowwise_min_d): on Zen 5 (64 MiB, gamma without
+ *     beta, as LLMs run RMSNorm) it reached 0.88-0.92 of probe-stream at D 4096 where the
+ *     pipeline reached 0.58-0.68, 0.75 against 0.62-0.67 at D 16384, best with no prefetch
+ *     shift; Zen 3 (gamma and beta) had preferred the pipeline by 13-16%, which `make tune`
+ *     chooses on such a machine. In cache the pipeline stays (cache_rowwise_min_d).
  * Outputs far larger than the caches go out with non-temporal stores (no read-for-ownership of y).
  *
  * Rows whose fp32 sum of squares overflowed or whose squares underflowed (ln_rms_radicand_ok) are
@@ -233,14 +236,13 @@ static const int rowwise_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUN
 static const int prefetch_ahead_values[] = {0, 128, 256, 512, 1024};
 static const ln_tunable f32_rmsnorm_tunables[] = {
     LN_TUNABLE_STREAM_MIN_BYTES,
-    {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", LN_TUNE_OFF,
+    {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", 1024,
      rowwise_min_d_values, 6},
     {"cache_rowwise_min_d", "D from which calls in cache go row by row instead of the two-row pipeline", LN_TUNE_OFF,
      rowwise_min_d_values, 6},
     {"group_min_d", "D from which calls in cache go in row groups sharing gamma and beta blocks", 4096,
      rowwise_min_d_values, 6},
-    {"prefetch_ahead", "floats past the next row's start that row-by-row calls prefetch", 256, prefetch_ahead_values,
-     5},
+    {"prefetch_ahead", "floats past the next row's start that row-by-row calls prefetch", 0, prefetch_ahead_values, 5},
 };
 
 static void f32_rmsnorm_forward(const ln_args *a)

@@ -30,15 +30,6 @@
 #include "norm-ops-common.h"
 
 #define CENTRED (NORM_KIND == NORM_LNBWD)
-/* Rows per group at most (group_rows): each summed row keeps two accumulators and two
- * coefficients in registers, so 4 with AVX-512's 32 registers, 2 with AVX2's 16 (NEON alike). */
-#if VF_W >= 16
-#define GMAX 4
-#define BWD_ROWS(X) X(0) X(1) X(2) X(3)
-#else
-#define GMAX 2
-#define BWD_ROWS(X) X(0) X(1)
-#endif
 
 /* The element layer: bw_t the stored element, BW_E elements a step, bv a step's elements in fp32
  * and its lane-wise arithmetic; bw_ld / bw_st the first m <= BW_E elements at p + i widened /
@@ -153,6 +144,18 @@ LN_INLINE void bw_sums_out(void *out, const float *acc, size_t n)
     for (; i + HB <= n; i += HB) bw_st(out, i, HB, bw_acc_ld(acc, i, HB), 0);
     if (i < n) bw_st(out, i, n - i, bw_acc_ld(acc, i, n - i), 0);
 }
+#endif
+
+/* Rows per group at most (group_rows): each summed row keeps two accumulators and two
+ * coefficients in registers, so 4 with AVX-512's 32 registers, 2 with AVX2's 16 (NEON alike).
+ * Here, after the element layer has brought in the vector layer: before it VEC_REGS is not yet
+ * defined, and the preprocessor would read it as 0. */
+#if VEC_REGS >= 32
+#define GMAX 4
+#define BWD_ROWS(X) X(0) X(1) X(2) X(3)
+#else
+#define GMAX 2
+#define BWD_ROWS(X) X(0) X(1)
 #endif
 
 /* A row's coefficients, each formed in double and rounded once: xhat = fma(x, rstd, nmr) with

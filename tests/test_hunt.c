@@ -127,6 +127,37 @@ static void run_hunt(const char *name, const char *args, char *csv, size_t len)
     snprintf(csv, len, "%s/hunt.csv", dir);
 }
 
+/* The mixed-format fused kernels (16-bit x, fp32 r and h: -f32res-) are searched too, r kept on
+ * x's grid and widened exactly: each passes, and accuracy on the row it reports, read back from
+ * its .npy files into the fp32 r, gives hunt's max_norm and bound bit for bit (a residual given
+ * to the kernel in the wrong format would give another error, or none at all). */
+static void test_hunt_mixed_format_kernels(void **state)
+{
+    (void)state;
+    static const char *const kernels[][2] = {{"add-rmsnorm", "bf16-addrms-f32res-scalar"},
+                                             {"add-layernorm", "f16-addln-f32res-scalar"}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *op = kernels[i][0], *k = kernels[i][1];
+        char args[256], csv[512], base[600], acsv[700];
+        snprintf(args, sizeof args, "--op %s --kernel %s --D 64 --evals 600 --starts 2", op, k);
+        run_hunt(k, args, csv, sizeof csv);
+        char *text = read_file(csv, NULL);
+        if (!strstr(text, ",pass,")) fail_msg("hunt %s: not a pass: %s", k, text);
+        free(text);
+        snprintf(base, sizeof base, "%s/%s-D64-eps1e-05", test_path(k), k);
+        snprintf(acsv, sizeof acsv, "%s/a.csv", test_path(k));
+        int st = run("accuracy --quiet --op %s --kernels %s --dist file:%s-ratio.npy --input r=%s-ratio-r.npy "
+                     "--gamma %s-gamma.npy --beta %s-beta.npy --eps 1e-5 --out %s",
+                     op, k, base, base, base, base, acsv);
+        if (st != 0) fail_msg("accuracy on the row hunt found for %s: exit %d: %s", k, st, run_output);
+        if (csv_number(acsv, 1, A_MAX_NORM) != csv_number(csv, 1, H_MAX_NORM))
+            fail_msg("%s: accuracy's max_norm %.17g, hunt's %.17g", k, csv_number(acsv, 1, A_MAX_NORM),
+                     csv_number(csv, 1, H_MAX_NORM));
+        assert_true(csv_number(acsv, 1, A_BOUND) == csv_number(csv, 1, H_BOUND));
+        assert_true(csv_number(csv, 1, H_MAX_NORM) > 0);
+    }
+}
+
 /* f32-welford-scalar: the search beats every row of every built-in distribution at the same D,
  * at the run's eps and at eps 0, by a wide factor (docs/hunt.md has the figures), and stays
  * within the bound. (Not the two-pass kernels: their worst built-in row is a const row, which
@@ -601,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_screens_agree_with_the_reference),
         cmocka_unit_test(test_residual_screens_agree_with_the_reference),
         cmocka_unit_test(test_hunt_passes_builtin_fused_kernels),
+        cmocka_unit_test(test_hunt_mixed_format_kernels),
         cmocka_unit_test(test_hunt_every_op),
     };
     return cmocka_run_group_tests(tests, test_dir_create, test_dir_remove);

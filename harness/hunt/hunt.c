@@ -57,6 +57,10 @@ typedef struct {
      * order of its roles in ops.def), n_in x D elements; in_role their role indices. */
     unsigned n_in;
     int in_role[LN_MAX_ROLES];
+    /* each input's format in the kernel's case: the dtype, or for the RESID inputs of a
+     * mixed-format kernel (fp32 r beside 16-bit x) its wider residual format; the search keeps
+     * every input on the dtype's grid, and a wider one takes its values exactly */
+    ln_dtype in_fmt[LN_MAX_ROLES];
     /* the inputs summed into the normalised tensor (SUMMED roles: x and r of h = x + r), by their
      * index among the n_in; n_summed < 2 where the op sums none */
     unsigned n_summed, summed[LN_MAX_ROLES];
@@ -81,7 +85,13 @@ static void evaluate(hunt *h, const void *row, int exact, score *s)
 {
     ln_prepared *p = &h->p;
     size_t seg = h->D * h->es;
-    for (unsigned k = 0; k < h->n_in; k++) memcpy(p->role[h->in_role[k]].data, (const char *)row + k * seg, seg);
+    for (unsigned k = 0; k < h->n_in; k++) {
+        const char *src = (const char *)row + k * seg;
+        void *dst = p->role[h->in_role[k]].data;
+        if (h->in_fmt[k] == h->t) memcpy(dst, src, seg);
+        else
+            for (size_t i = 0; i < h->D; i++) ln_store(h->in_fmt[k], dst, i, ln_load(h->t, src, i));
+    }
     p->c.eps = h->eps;
     p->c.screen = exact ? NULL : h->screen;
     if (ln_prepared_update(p) != 0) ln_die("hunt: no reference for a row of %s", h->c->k->name);
@@ -619,10 +629,14 @@ static void confirm(hunt *h, const void *x, double eps, ln_hunt_find *f)
 static void hunt_setup(hunt *h, const ln_hunt_config *c)
 {
     const ln_op_info *op = &ln_ops[c->k->op];
-    if (ln_kernel_resid(c->k) != c->k->dtype) /* its moves load and store every input in one format */
-        ln_die("hunt: %s keeps r and h in %s beside %s x and y; hunt searches kernels of one format", c->k->name,
-               ln_fmt(ln_kernel_resid(c->k))->name, ln_fmt(c->k->dtype)->name);
-    ln_case hc = {.dtype = h->t, .D = c->D, .rows = 1, .eps = c->eps, .seed = c->seed, .affine = 1, .op = c->k->op};
+    ln_case hc = {.dtype = h->t,
+                  .resid = c->k->resid,
+                  .D = c->D,
+                  .rows = 1,
+                  .eps = c->eps,
+                  .seed = c->seed,
+                  .affine = 1,
+                  .op = c->k->op};
     ln_dist_parse("normal", &hc.dist);
     h->screen = hc.screen = ln_op_screen(c->k->op);
     if (ln_prepare(&hc, &h->p) != 0) ln_die("hunt: cannot prepare a case of %s", op->name);
@@ -631,6 +645,7 @@ static void hunt_setup(hunt *h, const ln_hunt_config *c)
     for (size_t i = 0; i < op->n_roles; i++)
         if (op->roles[i].kind == LN_ROLE_IN && op->roles[i].shape == LN_SHAPE_ROWS_D) {
             if (op->roles[i].flags & LN_ROLE_SUMMED) h->summed[h->n_summed++] = h->n_in;
+            h->in_fmt[h->n_in] = ln_role_format(op->roles[i].flags, c->k->dtype, c->k->resid);
             h->in_role[h->n_in++] = (int)i;
         }
     h->row_bytes = h->n_in * c->D * h->es;

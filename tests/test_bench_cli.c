@@ -208,6 +208,31 @@ static void test_affine_inputs_given(void **state)
     }
 }
 
+/* lnbench summary names the bytes each op's block counts and what it leaves out, as the rows'
+ * affine_bytes say: RMSNorm's beta not given by default, given with --every-input. */
+static void test_summary_says_what_was_given(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *flag, *says;
+    } cases[] = {
+        {"", "bytes: x read + y written; not counted: gamma; beta not given"},
+        {"--every-input", "bytes: x read + y written; not counted: gamma, beta\n"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char args[512];
+        snprintf(args, sizeof args,
+                 "bench --op rmsnorm %s --kernels f32-rmsnorm-naive-scalar --D 64 --bytes 64K --quiet "
+                 "--benchmark_min_time=0.01 --benchmark_repetitions=1 --out %s/bench.csv",
+                 cases[i].flag, test_path(i ? "given" : "untimed"));
+        assert_int_equal(run(args), 0);
+        snprintf(args, sizeof args, "summary %s", test_path(i ? "given" : "untimed"));
+        assert_int_equal(run(args), 0);
+        const char *out = slurp("out");
+        if (!strstr(out, cases[i].says)) fail_msg("summary %s: no '%s' in:\n%s", cases[i].flag, cases[i].says, out);
+    }
+}
+
 /* A 16-bit kernel brings the 16-bit probes (fp16 elements, the same bytes), and its
  * bw_fraction is over the faster 16-bit probe; an fp32 kernel's stays over the fp32 ones. */
 static void test_16bit_probes(void **state)
@@ -412,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_16bit_probes),
         cmocka_unit_test(test_fused_bytes_per_role_format),
         cmocka_unit_test(test_affine_inputs_given),
+        cmocka_unit_test(test_summary_says_what_was_given),
         cmocka_unit_test(test_bw_fraction_is_over_the_limit),
         cmocka_unit_test(test_empty_selection_exit_2),
         cmocka_unit_test(test_bad_flags_exit_2),

@@ -1,5 +1,6 @@
 #include "rows.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -31,6 +32,62 @@ int ln_backward_op(const char *op)
 {
     int i = op_rank(op);
     return i < LN_NOPS && ln_ops[i].forward != (ln_op)i;
+}
+
+/* Appends the names of op's roles of one kind and shape (UNTIMED ones: untimed != 0) to buf. */
+static void role_names(const ln_op_info *o, ln_role_kind kind, ln_shape shape, int untimed, char *buf, size_t len)
+{
+    for (size_t i = 0; i < o->n_roles; i++) {
+        const ln_role *r = &o->roles[i];
+        if (r->kind != kind || r->shape != shape || !(r->flags & LN_ROLE_UNTIMED) != !untimed) continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", used ? ", " : "", r->name);
+    }
+}
+
+int ln_untimed_given(const ln_table *t, const char *op)
+{
+    int i = op_rank(op), all = 0, untimed = 0, seen = -1;
+    if (i == LN_NOPS) return -1;
+    for (size_t k = 0; k < ln_ops[i].n_roles; k++) {
+        const ln_role *r = &ln_ops[i].roles[k];
+        if (r->kind == LN_ROLE_IN && r->shape == LN_SHAPE_COLS) all++, untimed += !!(r->flags & LN_ROLE_UNTIMED);
+    }
+    if (!untimed) return 1;
+    const int ca = ln_table_column(t, LNC_BENCH_affine_bytes), cd = ln_table_column(t, LNC_BENCH_D),
+              ct = ln_table_column(t, LNC_BENCH_dtype);
+    for (size_t r = 0; r < t->rows; r++) {
+        const int dt = ln_dtype_parse(ln_table_cell(t, r, ct));
+        if (strcmp(ln_row_op(t, r), op) || dt < 0) continue;
+        /* per-column inputs given: affine_bytes over D elements of the dtype (files from before
+         * UNTIMED counted 2 D for every op: all given, as they were) */
+        const double n = ln_table_num(t, r, ca) / (ln_table_num(t, r, cd) * (double)ln_fmt((ln_dtype)dt)->size);
+        if (!(n >= 0)) continue;
+        const int given = n > all - untimed + 0.5;
+        if (seen >= 0 && given != seen) return -1;
+        seen = given;
+    }
+    return seen;
+}
+
+void ln_op_bytes_text(const char *op, int given, char *counted, char *uncounted, size_t len)
+{
+    int i = op_rank(op);
+    counted[0] = uncounted[0] = 0;
+    if (i == LN_NOPS) return;
+    const ln_op_info *o = &ln_ops[i];
+    char in[128] = "", out[128] = "", cols[128] = "", untimed[128] = "";
+    role_names(o, LN_ROLE_IN, LN_SHAPE_ROWS_D, 0, in, sizeof in);
+    role_names(o, LN_ROLE_OUT, LN_SHAPE_ROWS_D, 0, out, sizeof out);
+    role_names(o, LN_ROLE_IN, LN_SHAPE_COLS, 0, cols, sizeof cols);
+    role_names(o, LN_ROLE_OUT, LN_SHAPE_COLS, 0, cols, sizeof cols);
+    if (o->forward != (ln_op)i) snprintf(cols + strlen(cols), sizeof cols - strlen(cols), " and the saved statistics");
+    role_names(o, LN_ROLE_IN, LN_SHAPE_COLS, 1, untimed, sizeof untimed);
+    snprintf(counted, len, "%s read + %s written", in, out);
+    const char *how = given > 0    ? ""
+                      : given == 0 ? " not given, as models run the op (bench --every-input gives it)"
+                                   : " given to some rows and not to others, as their affine_bytes say";
+    snprintf(uncounted, len, "%s%s%s%s", cols, *untimed ? (given > 0 ? ", " : "; ") : "", untimed, *untimed ? how : "");
 }
 
 void ln_collect_ops(const ln_table *t, const char **ops, size_t *n)

@@ -207,13 +207,14 @@ static void verdict_section(ln_results *R, ln_doc *d)
 static void speed_summary(ln_results *R, ln_doc *d, const char *op)
 {
     ln_doc_heading(d, 3, "Speed");
+    char counted[256], uncounted[256];
+    ln_op_bytes_text(op, ln_untimed_given(&R->bench, op), counted, uncounted, sizeof counted);
     ln_doc_para(d,
-                "GB/s: 1e9 bytes of %s per second (%s not counted), median over D. Limit: the faster of the "
+                "GB/s: 1e9 bytes of %s per second, median over D; not counted: %s. Limit: the faster of the "
                 "probes that move the same element size (probe-copy, probe-stream; probe-copy-16, probe-stream-16 "
                 "for f16 and bf16) in this op's own run, at the same size and thread count, bytes counted the same "
                 "way.",
-                ln_backward_op(op) ? "x and dy read + dx written" : "x read + y written",
-                ln_backward_op(op) ? "gamma, dgamma, dbeta and the saved statistics" : "gamma, beta");
+                counted, uncounted);
     const char *h[] = {"dtype", "regime", "fastest", "GB/s", "of limit", "against the peers"};
     ln_doc_table(d, 6, "lllrrl", h);
     for (size_t i = 0; i < R->ndtypes; i++)

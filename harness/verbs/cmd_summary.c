@@ -86,7 +86,10 @@ static const char *dtype_of(const ln_table *bench, const char *kernel)
 static void op_block(const char *dir, const ln_table *bench, const ln_table *acc, const char *op, int threads)
 {
     int backward = ln_backward_op(op);
-    printf("\n%s (%s)%s\n", ln_op_title(op), op, backward ? ": ulp and nonfinite of dx" : "");
+    char counted[256], uncounted[256];
+    ln_op_bytes_text(op, ln_untimed_given(bench, op), counted, uncounted, sizeof counted);
+    printf("\n%s (%s)%s\nbytes: %s; not counted: %s\n", ln_op_title(op), op,
+           backward ? ": ulp and nonfinite of dx" : "", counted, uncounted);
     for (int w = 0; w < 2; w++) {
         const char *probe = NULL;
         double bytes = NAN, limit = ln_run_limit(dir, bench, op, "memory", threads, w ? "f16" : "f32", &probe, &bytes);
@@ -215,8 +218,8 @@ int cmd_summary(int argc, char **argv)
     }
     for (size_t i = 0; i < nops; i++) op_block(bench_path || acc_path ? NULL : dir, &bench, &acc, ops[i], threads[0]);
     scaling_block(&bench);
-    printf("\nGB/s: 1e9 bytes/s of x read + y written (gamma, beta not counted; backward: x, dy read and dx\n"
-           "written), median over D and repetitions at %d thread%s; of limit: GB/s mem over the op's limit\n"
+    printf("\nGB/s: 1e9 bytes/s of the bytes each op's block names, "
+           "median over D and repetitions at %d thread%s; of limit: GB/s mem over the op's limit\n"
            "named above its block (one definition: results/README.md). ulp: on each\n"
            "kernel's hardest distribution (largest max_norm, input ok, as in the report), worst over D and eps; "
            "dgamma, dbeta:\n"

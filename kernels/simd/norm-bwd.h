@@ -305,6 +305,35 @@ LN_INLINE void bwd_step(const bwd_call *k, size_t r, size_t cnt, const bwd_coef 
 #undef REST
 }
 
+/* The groups one after the other, each summed and then written (serial): at short rows from
+ * memory the pipeline's four row streams cost more than the overlap gives; the next group is
+ * prefetched into L2 while this one is written. */
+static void bwd_serial(const bwd_call *k, size_t g, int stream)
+{
+    const size_t rows = k->a->rows;
+    double s1[GMAX], s2[GMAX];
+    for (size_t r = 0, cnt; r < rows; r += cnt) {
+        cnt = rows - r < g ? rows - r : g;
+        const size_t r2 = r + cnt, pf = stream ? (rows - r2 < g ? rows - r2 : g) : 0;
+        bwd_coef c[GMAX];
+        int ok = 1;
+        for (size_t q = 0; q < cnt; q++) bwd_row_sums(k, r + q, &s1[q], &s2[q]);
+        for (size_t q = 0; q < cnt; q++) ok &= bwd_coefs(k, r + q, s1[q], s2[q], &c[q]);
+        if (ok) {
+#define CASE(G, S) bwd_step(k, r, cnt, c, r2, 0, s1, s2, r2, pf, G, S)
+            if (k->gam) stream ? CASE(1, 1) : CASE(1, 0);
+            else stream ? CASE(0, 1) : CASE(0, 0);
+#undef CASE
+            continue;
+        }
+        for (size_t q = 0; q < cnt; q++) { /* a rare group: its rows one at a time */
+            if (!bwd_coefs(k, r + q, s1[q], s2[q], &c[0])) bw_row_f64(k->a, r + q, k->dga, k->dba);
+            else if (k->gam) bwd_step(k, r + q, 1, c, 0, 0, s1, s2, 0, 0, 1, 0);
+            else bwd_step(k, r + q, 1, c, 0, 0, s1, s2, 0, 0, 0, 0);
+        }
+    }
+}
+
 /* The pipeline over all rows in groups of g (1 .. GMAX): the sums of the first group, then each
  * step writes one group's dx while summing the next. A group with a row for the double path goes
  * row by row, each row at its turn (dgamma and dbeta take the rows in order). */
@@ -338,9 +367,10 @@ static void bwd_pipelined(const bwd_call *k, size_t g, int stream)
 }
 
 /* The tunables (kernel.h), in the order of norm_bwd_tunables. */
-enum { T_STREAM_MIN_BYTES, T_GROUP_ROWS, T_LONG_MIN_D, T_LONG_GROUP_ROWS };
+enum { T_STREAM_MIN_BYTES, T_GROUP_ROWS, T_LONG_MIN_D, T_LONG_GROUP_ROWS, T_SERIAL_MAX_D };
 static const int bwd_group_values[] = {1, 2, 4};
 static const int bwd_long_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
+static const int bwd_serial_max_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
 static const ln_tunable norm_bwd_tunables[] = {
     LN_TUNABLE_STREAM_MIN_BYTES,
     {"group_rows", "rows whose dx one loop writes (sharing the dgamma, dbeta loads) while it sums as many more", 2,
@@ -348,6 +378,8 @@ static const ln_tunable norm_bwd_tunables[] = {
     {"long_min_d", "D from which long_group_rows applies instead of group_rows", 8192, bwd_long_min_d_values, 6},
     {"long_group_rows", "group_rows for long rows (two groups of rows of x and dy stay in L2)", 2, bwd_group_values,
      GMAX == 4 ? 3 : 2},
+    {"serial_max_d", "D up to which each group is summed, then written, instead of the pipeline", LN_TUNE_OFF,
+     bwd_serial_max_d_values, 6},
 };
 
 static void norm_bwd_forward(const ln_args *a)
@@ -365,7 +397,9 @@ static void norm_bwd_forward(const ln_args *a)
     const int stream =
         ln_tune_streams(a->rows, n, sizeof(bw_t), ln_param(a, t, T_STREAM_MIN_BYTES)) && bw_can_stream(a->dx, n);
     const int g = ln_param(a, t, n >= (size_t)ln_param(a, t, T_LONG_MIN_D) ? T_LONG_GROUP_ROWS : T_GROUP_ROWS);
-    if (a->rows) bwd_pipelined(&k, (size_t)g, stream);
+    const int serial_max_d = ln_param(a, t, T_SERIAL_MAX_D);
+    if (a->rows && serial_max_d != LN_TUNE_OFF && n <= (size_t)serial_max_d) bwd_serial(&k, (size_t)g, stream);
+    else if (a->rows) bwd_pipelined(&k, (size_t)g, stream);
     if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads dx */
     bw_sums_out(a->dgamma, acc, n);
     bw_sums_out(a->dbeta, acc + cols, n);

@@ -126,21 +126,29 @@ static inline float *ln_mixed_widen(ln_dtype t, const void *v, size_t D)
     return w;
 }
 
-/* A mixed-format kernel's forward over the fp32 kernel k of the plain op: rows in blocks of
- * LN_MIXED_BLOCK_BYTES of h, each added, normalised by k into an fp32 scratch block while h is in
- * L1/L2, and narrowed into y. k runs with its default tunables but never streams (its y is the
- * scratch); from memory (k's streaming threshold, on the bytes of y) h and y stream instead, and
- * k reads a cached copy of h. In place (h over r, y over x) is safe: a block's x and r are read
- * before its h and y are written. */
+/* Whether a mixed-format call streams: the fp32 kernel's default streaming threshold (the first of
+ * its nt tunables tun) on the bytes of y. */
+static inline int ln_mixed_streams(const ln_args *a, const ln_tunable *tun, size_t nt)
+{
+    return nt && ln_tune_streams(a->rows, a->D, sizeof(uint16_t), tun[0].def);
+}
+
+/* A mixed-format kernel's forward over the plain op's fp32 forward (its nt tunables tun): rows in
+ * blocks of LN_MIXED_BLOCK_BYTES of h, each added, normalised by forward into an fp32 scratch
+ * block while h is in L1/L2, and narrowed into y. forward runs with its default tunables but
+ * never streams (its y is the scratch); from memory (ln_mixed_streams) h and y stream instead,
+ * and forward reads a cached copy of h. The SIMD kernels take this path in cache only: from
+ * memory they run f32-add-pipeline.h's pipeline on 16-bit x and y. In place (h over r, y over x)
+ * is safe: a block's x and r are read before its h and y are written. */
 static inline void ln_mixed_add_norm(ln_dtype t, const ln_args *a, ln_mixed_add_fn *add, ln_mixed_narrow_fn *narrow,
-                                     const ln_kernel *k)
+                                     void (*forward)(const ln_args *), const ln_tunable *tun, size_t n_tun)
 {
     const size_t n = a->D, rows = a->rows;
     if (n == 0 || rows == 0) return;
     int p[LN_MIXED_MAX_TUNABLES];
-    const size_t nt = k->n_tunables < LN_MIXED_MAX_TUNABLES ? k->n_tunables : LN_MIXED_MAX_TUNABLES;
-    for (size_t i = 0; i < nt; i++) p[i] = k->tunables[i].def;
-    const int stream = nt && ln_tune_streams(rows, n, sizeof(uint16_t), p[0]);
+    const size_t nt = n_tun < LN_MIXED_MAX_TUNABLES ? n_tun : LN_MIXED_MAX_TUNABLES;
+    for (size_t i = 0; i < nt; i++) p[i] = tun[i].def;
+    const int stream = ln_mixed_streams(a, tun, nt);
     if (nt) p[0] = LN_TUNE_OFF; /* the tunables begin with the streaming threshold */
     size_t block = LN_MIXED_BLOCK_BYTES / (n * sizeof(float));
     block = block ? block : 1;
@@ -157,20 +165,29 @@ static inline void ln_mixed_add_norm(ln_dtype t, const ln_args *a, ln_mixed_add_
         b.rows = cnt, b.x = hs ? hs : H + o, b.y = ys, b.gamma = gw, b.beta = bw, b.r = NULL, b.h = NULL;
         b.mean = a->mean ? a->mean + r0 : NULL, b.rstd = a->rstd ? a->rstd + r0 : NULL;
         b.params = nt ? p : NULL;
-        k->forward(&b);
+        forward(&b);
         narrow(t, ys, Y + o, cnt * n, stream);
     }
     free(ys), free(hs), free(gw), free(bw);
 }
 
-/* Defines the mixed-format kernel ln_<id> (16-bit dtype, fp32 residual) over the fp32 kernel
- * ln_<base> of the plain op, with add and narrow of one vector layer (or the portable ones). */
-#define LN_MIXED_ADD_NORM_KERNEL(id, name, dtype, isa, op, add, narrow, base, domain, agrees, how)                \
-    extern const ln_kernel ln_##base;                                                                             \
-    static void id##_forward(const ln_args *a) { ln_mixed_add_norm(dtype, a, add, narrow, &ln_##base); }          \
-    static double id##_bound(size_t n, double kappa) { return ln_mixed_bound(dtype, ln_##base.bound(n, kappa)); } \
-    const ln_kernel ln_##id = {                                                                                   \
-        LN_KERNEL_FIELDS(name, dtype, isa, op, id##_forward, id##_bound, domain, agrees, LN_NO_TUNABLES, how),    \
+/* The mixed-format kernel ln_<id> (16-bit dtype, fp32 residual), its forward and bound. */
+#define LN_MIXED_KERNEL_DEFINE(id, name, dtype, isa, op, forward, b32, domain, agrees, how)               \
+    static double id##_bound(size_t n, double kappa) { return ln_mixed_bound(dtype, b32(n, kappa)); }     \
+    const ln_kernel ln_##id = {                                                                           \
+        LN_KERNEL_FIELDS(name, dtype, isa, op, forward, id##_bound, domain, agrees, LN_NO_TUNABLES, how), \
         .resid = LN_F32}
+
+/* ln_<id> over the fp32 kernel ln_<base> of the plain op, with the portable add and narrow (the
+ * scalar kernels; the SIMD ones are f32-add-pipeline.h's, LN_MIXED_PIPELINE_KERNEL). */
+#define LN_MIXED_ADD_NORM_KERNEL(id, name, dtype, isa, op, base, domain, agrees, how)                   \
+    extern const ln_kernel ln_##base;                                                                   \
+    static void id##_forward(const ln_args *a)                                                          \
+    {                                                                                                   \
+        ln_mixed_add_norm(dtype, a, ln_mixed_add_elements, ln_mixed_narrow_elements, ln_##base.forward, \
+                          ln_##base.tunables, ln_##base.n_tunables);                                    \
+    }                                                                                                   \
+    static double id##_b32(size_t n, double kappa) { return ln_##base.bound(n, kappa); }                \
+    LN_MIXED_KERNEL_DEFINE(id, name, dtype, isa, op, id##_forward, id##_b32, domain, agrees, how)
 
 #endif

@@ -1,12 +1,12 @@
-/* Residual add + LayerNorm with an fp32 residual stream beside f16 x and y, for NEON: h = x + r
- * over the 16-bit block layer (kernels/simd/mixed-add.h), then f32-shifted-neon on
- * the stored h in row blocks, its fp32 y rounded once to f16 (kernels/add-norm.h). */
-#include "bounds.h"
-#include "mixed-add.h"
+/* Residual add + LayerNorm with an fp32 residual stream beside f16 x and y, for NEON: f32-add-layernorm.h's
+ * pipeline from memory with x widened as it is loaded and y rounded once to f16 as it is stored,
+ * in cache f32-shifted-neon on the stored h in row blocks (kernels/add-norm.h). */
+#define ADD_HALF_DTYPE LN_F16
+#include "f32-add-layernorm.h"
 
-LN_MIXED_ADD_NORM_KERNEL(f16_addln_f32res_neon, "f16-addln-f32res-neon", LN_F16, LN_VEC_ISA, LN_OP_ADD_LAYERNORM,
-                         mixed_add_run, mixed_narrow_run, f32_shifted_neon, ln_domain_any_row, 0,
+LN_MIXED_PIPELINE_KERNEL(f16_addln_f32res_neon, "f16-addln-f32res-neon", LN_VEC_ISA, LN_OP_ADD_LAYERNORM,
+                         ln_domain_any_row, 0,
                          "f16 x widened, fp32 r, h = x + r in fp32 (correctly rounded), then "
-                         "f32-shifted-neon's rows on h in 16 KiB blocks, its fp32 y rounded once to f16; "
-                         "from memory h and y streamed"
+                         "f32-shifted-neon's sums and outputs on h, its fp32 y rounded once to f16: "
+                         "from memory one pipeline streaming h and y, in cache 16 KiB row blocks"
                          "; bound(768, 1) = 1.17, bound(4096, 1e3) = 144");

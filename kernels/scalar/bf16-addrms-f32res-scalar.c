@@ -5,8 +5,7 @@
 #include "bounds.h"
 
 LN_MIXED_ADD_NORM_KERNEL(bf16_addrms_f32res_scalar, "bf16-addrms-f32res-scalar", LN_BF16, 0, LN_OP_ADD_RMSNORM,
-                         ln_mixed_add_elements, ln_mixed_narrow_elements, f32_rmsnorm_accurate_scalar,
-                         ln_domain_any_row, 0,
+                         f32_rmsnorm_accurate_scalar, ln_domain_any_row, 0,
                          "bf16 x widened, fp32 r, h = x + r in fp32 (correctly rounded), then "
                          "f32-rmsnorm-accurate-scalar's row on h, its fp32 y rounded once to bf16"
                          "; bound(768, 1) = 1, bound(4096, 1e3) = 1");

@@ -29,11 +29,11 @@ LN_INLINE void add_row_sums(const float *s, size_t n, add_sums *q)
     q->K = shift_of(s, n);
     shifted_sums(s, n, q->K, &q->s1, &q->s2);
 }
-/* shift_of on the row of h before it is stored: the lanes past min(n, W) are 0 + 0 in both. */
-LN_INLINE add_acc add_acc_start(const float *x1, const float *r1, size_t n)
+/* shift_of on the row of h before it is stored, from h0, its first m = min(n, W) elements (the
+ * lanes past m 0 + 0). */
+LN_INLINE add_acc add_acc_start(vf h0, size_t m)
 {
-    const size_t m = n < VF_W ? n : VF_W;
-    const float K = (float)(vf_sum(vf_add(vf_load_part(x1, m), vf_load_part(r1, m))) / (double)m);
+    const float K = (float)(vf_sum(h0) / (double)m);
     const vf z = vf_set1(0.0f);
     return (add_acc){vf_set1(K), {z, z, z, z}, {z, z, z, z}};
 }
@@ -79,6 +79,7 @@ LN_INLINE void add_coef_stats(add_coef c, double *mean, double *rstd) { *mean = 
 
 #define ADD_NORM_PLAIN f32_shifted_forward
 #define ADD_NORM_TUNABLES f32_shifted_tunables
+#define ADD_NORM_BOUND f32_shifted_bound
 #include "f32-add-pipeline.h"
 
 #define F32_ADD_LAYERNORM_HOW                                                                              \

@@ -14,7 +14,8 @@
  *   add_sums, add_coef        a row's sums and the coefficients its normalization uses;
  *   add_vcoef, add_acc        the coefficients as vectors, the pipeline's running sums;
  *   add_row_sums(s, n, q)     the sums of a cached row of h alone;
- *   add_acc_start(x1, r1, n)  the running sums' start for the next row (its shift, say);
+ *   add_acc_start(h0, m)      the running sums' start for the next row from its first m = min(n, W)
+ *                             elements of h (its shift, say);
  *   add_acc_step(A, c, d)     d, the c-th of four vectors of h, into the running sums;
  *   add_acc_finish(A, s1, n, j, q)  the sums of s1[j..n) added and the row's sums out, grouped as
  *                             add_row_sums groups them (so the bits do not depend on the schedule);
@@ -25,7 +26,9 @@
  *                             outputs i..n-1 streamed (y + i vector-aligned);
  *   add_normalize(s0, y, g, b, n, c)  a whole row, streamed;
  *   add_coef_stats(c, mean, rstd)     the statistics the row reports;
- *   ADD_NORM_PLAIN, ADD_NORM_TUNABLES the plain op's forward and its tunables. */
+ *   ADD_NORM_PLAIN, ADD_NORM_TUNABLES, ADD_NORM_BOUND the plain op's forward, tunables and bound.
+ * With ADD_HALF_DTYPE defined first, the same schedule on 16-bit x and y (the element layer
+ * below) defines the mixed-format kernels instead (LN_MIXED_PIPELINE_KERNEL). */
 #ifndef LN_SIMD_F32_ADD_PIPELINE_H
 #define LN_SIMD_F32_ADD_PIPELINE_H
 
@@ -34,36 +37,137 @@
 #include "f32-add.h"
 #include "f32-passes.h"
 
+/* The element layer of x and y. fp32; or, with ADD_HALF_DTYPE defined (LN_F16 or LN_BF16: the
+ * mixed-format kernels, add-norm.h), 16-bit x widened exactly as it is loaded and 16-bit y rounded
+ * once as it is stored, through the 16-bit block layer (half-vec.h), with gamma and beta rows the
+ * caller widened to fp32: y is then the fp32 kernel's output rounded once, in one pass over
+ * memory. add_x2 / add_y2: two vectors (one 16-bit block) of x at j, of y at i; add_h_first: the
+ * first min(n, W) elements of h = x + r (the rest 0); add_y_lead: outputs before the first
+ * streamed one; add_y_rest: outputs i..n-1 (y + i streamed where stream_y); add_y_row: a whole
+ * row (coefficients c; a 16-bit row goes through the fp32 scratch row sy); add_y_fallback: a
+ * row the norm cannot take in fp32 (likewise); add_x_row_from: h = x + r from j. */
+#ifndef ADD_HALF_DTYPE
+typedef float add_xy_t;
+LN_INLINE void add_x2(const float *x, size_t j, vf *a, vf *b) { *a = vf_load(x + j), *b = vf_load(x + j + VF_W); }
+LN_INLINE void add_y2(float *y, size_t i, vf a, vf b, int stream_y)
+{
+    (void)stream_y, vf_stream(y + i, a), vf_stream(y + i + VF_W, b);
+}
+LN_INLINE vf add_h_first(const float *x, const float *r, size_t m)
+{
+    return vf_add(vf_load_part(x, m), vf_load_part(r, m));
+}
+LN_INLINE size_t add_y_lead(const float *s0, float *y, const float *g, const float *b, size_t n, add_vcoef vc,
+                            int has_g, int has_b)
+{
+    const size_t i = f32_stream_lead(y, n);
+    if (i) vf_store_part(y, add_part(s0, g, b, 0, i, vc, has_g, has_b), i);
+    return i;
+}
+LN_INLINE void add_y_rest(const float *s0, float *y, const float *g, const float *b, size_t i, size_t n, add_vcoef vc,
+                          int has_g, int has_b, int stream_y)
+{
+    (void)stream_y, add_normalize_from(s0, y, g, b, i, n, vc, has_g, has_b);
+}
+static void add_y_row(const float *s0, float *y, const float *g, const float *b, size_t n, add_coef c, float *sy)
+{
+    (void)sy, add_normalize(s0, y, g, b, n, c);
+}
+static void add_y_fallback(const ln_args *a, const float *s0, float *y, float *sy, double *mean, double *rstd)
+{
+    (void)sy, add_fallback(a, s0, y, mean, rstd);
+}
+LN_INLINE void add_x_row_from(const float *x, const float *r, float *h, float *s, size_t j, size_t n, int stream_h)
+{
+    add_row_from(x, r, h, s, j, n, stream_h);
+}
+#else
+#include "mixed-add.h"
+
+typedef uint16_t add_xy_t;
+LN_INLINE void add_x2(const uint16_t *x, size_t j, vf *a, vf *b)
+{
+    const vf_pair v = half_block_in_order(ADD_HALF_DTYPE, half_block_load(ADD_HALF_DTYPE, x + j));
+    *a = v.a, *b = v.b;
+}
+LN_INLINE void add_y2(uint16_t *y, size_t i, vf a, vf b, int stream_y)
+{
+    half_block_store(ADD_HALF_DTYPE, y + i, half_block_of_order(ADD_HALF_DTYPE, (vf_pair){a, b}),
+                     stream_y ? HALF_STREAM_LINE : 0);
+}
+LN_INLINE vf add_h_first(const uint16_t *x, const float *r, size_t m)
+{
+    return vf_add(half_block_in_order(ADD_HALF_DTYPE, half_block_load_part(ADD_HALF_DTYPE, x, m)).a,
+                  vf_load_part(r, m));
+}
+/* 16-bit rows stream whole blocks from a 64-byte aligned row start (stream_y), no lead */
+LN_INLINE size_t add_y_lead(const float *s0, uint16_t *y, const float *g, const float *b, size_t n, add_vcoef vc,
+                            int has_g, int has_b)
+{
+    return (void)s0, (void)y, (void)g, (void)b, (void)n, (void)vc, (void)has_g, (void)has_b, 0;
+}
+LN_INLINE void add_y_rest(const float *s0, uint16_t *y, const float *g, const float *b, size_t i, size_t n,
+                          add_vcoef vc, int has_g, int has_b, int stream_y)
+{
+    for (; i + HB <= n; i += HB)
+        add_y2(y, i, add_out(s0, g, b, i, vc, has_g, has_b), add_out(s0, g, b, i + VF_W, vc, has_g, has_b), stream_y);
+    if (i < n) { /* under a block: its fp32 outputs through a block of scratch */
+        float t[HB] __attribute__((aligned(64)));
+        for (size_t k = 0; i + k < n; k += VF_W)
+            vf_store(t + k, add_part(s0, g, b, i + k, n - i - k < VF_W ? n - i - k : VF_W, vc, has_g, has_b));
+        mixed_narrow_run(ADD_HALF_DTYPE, t, y + i, n - i, 0);
+    }
+}
+static void add_y_row(const float *s0, uint16_t *y, const float *g, const float *b, size_t n, add_coef c, float *sy)
+{
+    add_normalize(s0, sy, g, b, n, c);
+    mixed_narrow_run(ADD_HALF_DTYPE, sy, y, n, 0);
+}
+static void add_y_fallback(const ln_args *a, const float *s0, uint16_t *y, float *sy, double *mean, double *rstd)
+{
+    add_fallback(a, s0, sy, mean, rstd);
+    mixed_narrow_run(ADD_HALF_DTYPE, sy, y, a->D, 0);
+}
+LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float *s, size_t j, size_t n, int stream_h)
+{
+    mixed_add_run(ADD_HALF_DTYPE, x + j, r + j, h + j, s + j, n - j, stream_h);
+}
+#endif
+
 /* One loop over two rows: normalizes the scratch row s0 into y (streamed) while adding the next
  * row x1 + r1 into h1 and the scratch row s1 and taking its sums into *q. No prefetch of the row
  * after: measured on add-rmsnorm, it made no difference here. */
-LN_INLINE void add_pipeline_body(const float *s0, float *y, const float *g, const float *b, add_coef cf,
-                                 const float *x1, const float *r1, float *h1, float *s1, size_t n, add_sums *q,
-                                 int stream_h, int has_g, int has_b)
+LN_INLINE void add_pipeline_body(const float *s0, add_xy_t *y, const float *g, const float *b, add_coef cf,
+                                 const add_xy_t *x1, const float *r1, float *h1, float *s1, size_t n, add_sums *q,
+                                 int stream_h, int stream_y, int has_g, int has_b)
 {
     const add_vcoef vc = add_vcoef_of(cf);
-    add_acc A = add_acc_start(x1, r1, n);
-    size_t i = f32_stream_lead(y, n), j = 0; /* i walks s0 and y, j row r+1 */
-    if (i) vf_store_part(y, add_part(s0, g, b, 0, i, vc, has_g, has_b), i);
-#define STAGE(c)                                                               \
-    do {                                                                       \
-        vf v = add_out(s0, g, b, i + c * VF_W, vc, has_g, has_b);              \
-        vf d = vf_add(vf_load(x1 + j + c * VF_W), vf_load(r1 + j + c * VF_W)); \
-        vf_store(s1 + j + c * VF_W, d);                                        \
-        if (stream_h) vf_stream(h1 + j + c * VF_W, d);                         \
-        else vf_store(h1 + j + c * VF_W, d);                                   \
-        add_acc_step(&A, c, d);                                                \
-        vf_stream(y + i + c * VF_W, v);                                        \
+    add_acc A = add_acc_start(add_h_first(x1, r1, n < VF_W ? n : VF_W), n < VF_W ? n : VF_W);
+    size_t i = add_y_lead(s0, y, g, b, n, vc, has_g, has_b), j = 0; /* i walks s0 and y, j row r+1 */
+#define H(c, d)                                        \
+    do {                                               \
+        vf_store(s1 + j + (c)*VF_W, d);                \
+        if (stream_h) vf_stream(h1 + j + (c)*VF_W, d); \
+        else vf_store(h1 + j + (c)*VF_W, d);           \
+        add_acc_step(&A, c, d);                        \
+    } while (0)
+#define STAGE2(c)                                                                \
+    do {                                                                         \
+        vf v0 = add_out(s0, g, b, i + c * VF_W, vc, has_g, has_b);               \
+        vf v1 = add_out(s0, g, b, i + (c + 1) * VF_W, vc, has_g, has_b), xa, xb; \
+        add_x2(x1, j + c * VF_W, &xa, &xb);                                      \
+        H(c, vf_add(xa, vf_load(r1 + j + c * VF_W)));                            \
+        H(c + 1, vf_add(xb, vf_load(r1 + j + (c + 1) * VF_W)));                  \
+        add_y2(y, i + c * VF_W, v0, v1, stream_y);                               \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
-        STAGE(0);
-        STAGE(1);
-        STAGE(2);
-        STAGE(3);
+        STAGE2(0);
+        STAGE2(2);
     }
-#undef STAGE
-    add_normalize_from(s0, y, g, b, i, n, vc, has_g, has_b);
-    add_row_from(x1, r1, h1, s1, j, n, stream_h);
+#undef STAGE2
+#undef H
+    add_y_rest(s0, y, g, b, i, n, vc, has_g, has_b, stream_y);
+    add_x_row_from(x1, r1, h1, s1, j, n, stream_h);
     add_acc_finish(&A, s1, n, j, q);
 }
 
@@ -72,31 +176,36 @@ LN_INLINE void add_pipeline_body(const float *s0, float *y, const float *g, cons
 LN_INLINE int h_streams(const float *h) { return (uintptr_t)h % (VF_W * sizeof(float)) == 0; }
 
 /* From memory: the two-row pipeline over the scratch rows s[0], s[1] (n floats each), which hold
- * the rows of h the sums and the normalization read. */
-static void add_norm_streaming(const ln_args *a, float *s[2])
+ * the rows of h the sums and the normalization read; s[2] the fp32 outputs of a 16-bit row that
+ * leaves the pipeline (unused for fp32 y). */
+static void add_norm_streaming(const ln_args *a, float *s[3])
 {
     const size_t n = a->D, rows = a->rows;
-    const float *X = a->x, *R = a->r, *g = a->gamma, *b = a->beta;
-    float *H = a->h, *Y = a->y;
+    const add_xy_t *X = a->x;
+    const float *R = a->r, *g = a->gamma, *b = a->beta;
+    float *H = a->h;
+    add_xy_t *Y = a->y;
     add_sums q;
-    add_row_from(X, R, H, s[0], 0, n, h_streams(H));
+    add_x_row_from(X, R, H, s[0], 0, n, h_streams(H));
     add_row_sums(s[0], n, &q);
     for (size_t r = 0; r < rows; r++) {
-        const float *x1 = X + (r + 1) * n, *r1 = R + (r + 1) * n;
-        float *s0 = s[r % 2], *s1 = s[(r + 1) % 2], *h1 = H + (r + 1) * n, *y = Y + r * n;
+        const add_xy_t *x1 = X + (r + 1) * n;
+        const float *r1 = R + (r + 1) * n;
+        float *s0 = s[r % 2], *s1 = s[(r + 1) % 2], *h1 = H + (r + 1) * n;
+        add_xy_t *y = Y + r * n;
         double mean_out, rstd_out;
         add_coef cf;
         const int ok = add_stats(&q, n, a->eps, &cf);
         if (ok) add_coef_stats(cf, &mean_out, &rstd_out);
-        else add_fallback(a, s0, y, &mean_out, &rstd_out); /* on the scratch copy of h */
+        else add_y_fallback(a, s0, y, s[2], &mean_out, &rstd_out); /* on the scratch copy of h */
         if (ok && r + 1 < rows) {
-            const int sh = h_streams(h1);
-#define CASE(G, B) add_pipeline_body(s0, y, g, b, cf, x1, r1, h1, s1, n, &q, sh, G, B)
+            const int sh = h_streams(h1), sy = (uintptr_t)y % 64 == 0;
+#define CASE(G, B) add_pipeline_body(s0, y, g, b, cf, x1, r1, h1, s1, n, &q, sh, sy, G, B)
             LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
         } else {
-            if (ok) add_normalize(s0, y, g, b, n, cf);
-            if (r + 1 < rows) add_row_from(x1, r1, h1, s1, 0, n, h_streams(h1)), add_row_sums(s1, n, &q);
+            if (ok) add_y_row(s0, y, g, b, n, cf, s[2]);
+            if (r + 1 < rows) add_x_row_from(x1, r1, h1, s1, 0, n, h_streams(h1)), add_row_sums(s1, n, &q);
         }
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
@@ -108,15 +217,24 @@ static void add_norm_streaming(const ln_args *a, float *s[2])
  * (the streaming threshold first) the fused kernel shares. */
 #define ADD_BLOCK_BYTES (16 << 10)
 
+/* The three scratch rows of add_norm_streaming (64-byte aligned), or NULL. */
+static float *add_scratch_rows(size_t n, float *s[3])
+{
+    const size_t row = (n * sizeof(float) + 63) / 64 * 64 / sizeof(float);
+    float *p = aligned_alloc(64, 3 * row * sizeof(float));
+    s[0] = p, s[1] = p + row, s[2] = p + 2 * row;
+    return p;
+}
+
+#ifndef ADD_HALF_DTYPE
 static void add_norm_forward(const ln_args *a)
 {
     if (a->D == 0 || a->rows == 0) return;
     const int stream = ln_tune_streams(a->rows, a->D, sizeof(float), ln_param(a, ADD_NORM_TUNABLES, 0));
-    const size_t row_bytes = (a->D * sizeof(float) + 63) / 64 * 64;
-    float *s = stream ? aligned_alloc(64, 2 * row_bytes) : NULL;
-    if (s) {
-        add_norm_streaming(a, (float *[2]){s, s + row_bytes / sizeof(float)});
-        free(s);
+    float *s[3], *p = stream ? add_scratch_rows(a->D, s) : NULL;
+    if (p) {
+        add_norm_streaming(a, s);
+        free(p);
         return;
     }
     /* in cache (or no scratch rows to be had): blocks of rows with ADD_BLOCK_BYTES of h (at least a
@@ -132,5 +250,31 @@ static void add_norm_forward(const ln_args *a)
         ADD_NORM_PLAIN(&h);
     }
 }
+#else
+/* The mixed-format kernel's forward: from memory the pipeline above on 16-bit x and y (gamma and
+ * beta widened once), in cache ln_mixed_add_norm's blocks over the plain fp32 forward. The same
+ * bits either way: each y is the plain fp32 kernel's output on the stored h, rounded once. */
+static void add_norm_mixed_forward(const ln_args *a)
+{
+    const size_t nt = sizeof ADD_NORM_TUNABLES / sizeof *ADD_NORM_TUNABLES;
+    float *s[3], *p = NULL;
+    if (a->D && a->rows && ln_mixed_streams(a, ADD_NORM_TUNABLES, nt)) p = add_scratch_rows(a->D, s);
+    if (!p) {
+        ln_mixed_add_norm(ADD_HALF_DTYPE, a, mixed_add_run, mixed_narrow_run, ADD_NORM_PLAIN, ADD_NORM_TUNABLES, nt);
+        return;
+    }
+    ln_args w = *a;
+    float *gw = ln_mixed_widen(ADD_HALF_DTYPE, a->gamma, a->D), *bw = ln_mixed_widen(ADD_HALF_DTYPE, a->beta, a->D);
+    w.gamma = gw, w.beta = bw;
+    add_norm_streaming(&w, s);
+    free(p), free(gw), free(bw);
+}
+
+/* The mixed-format kernel ln_<id> of this file's op on ADD_HALF_DTYPE rows, its bound the plain
+ * fp32 kernel's plus the final rounding (ln_mixed_bound). */
+#define LN_MIXED_PIPELINE_KERNEL(id, name, isa, op, domain, agrees, how)                                              \
+    LN_MIXED_KERNEL_DEFINE(id, name, ADD_HALF_DTYPE, isa, op, add_norm_mixed_forward, ADD_NORM_BOUND, domain, agrees, \
+                           how)
+#endif
 
 #endif

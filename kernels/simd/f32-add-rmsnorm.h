@@ -20,9 +20,9 @@ typedef struct {
 } add_acc;
 
 LN_INLINE void add_row_sums(const float *s, size_t n, add_sums *q) { q->ss = rms_sq(s, n); }
-LN_INLINE add_acc add_acc_start(const float *x1, const float *r1, size_t n)
+LN_INLINE add_acc add_acc_start(vf h0, size_t m)
 {
-    (void)x1, (void)r1, (void)n;
+    (void)h0, (void)m;
     const vf z = vf_set1(0.0f);
     return (add_acc){{z, z, z, z}};
 }
@@ -64,6 +64,7 @@ LN_INLINE void add_coef_stats(add_coef c, double *mean, double *rstd) { *mean = 
 
 #define ADD_NORM_PLAIN f32_rmsnorm_forward
 #define ADD_NORM_TUNABLES f32_rmsnorm_tunables
+#define ADD_NORM_BOUND f32_rmsnorm_bound
 #include "f32-add-pipeline.h"
 
 #define F32_ADD_RMSNORM_HOW                                                                               \

@@ -1,7 +1,8 @@
 /* The mixed-format fused kernels' add and narrow over the 16-bit block layer (half-vec.h), for
  * AVX2, AVX-512 and NEON alike: h = x + r with 16-bit x widened exactly and fp32 r (one fp32
  * rounding: h correctly rounded), and fp32 values rounded once to the 16-bit format (y). The
- * schedule and the norm are kernels/add-norm.h's ln_mixed_add_norm over an fp32 kernel of the op. */
+ * schedules are f32-add-pipeline.h's (from memory) and kernels/add-norm.h's ln_mixed_add_norm (in
+ * cache, and the scalar kernels' add and narrow are add-norm.h's own). */
 #ifndef LN_SIMD_MIXED_ADD_H
 #define LN_SIMD_MIXED_ADD_H
 

@@ -35,15 +35,20 @@
  * subtraction x - K in the sums and the outputs (the loops have a variant without it: the same
  * bits as subtracting 0). Either way |mean - K| <= sqrt(2 n/W) sigma: m (mu_m - mean)^2 + m v_m
  * <= n sigma^2, and |mean| <= |mu_m - mean| + sqrt(v_m) <= sqrt(2 ((mu_m - mean)^2 + v_m)). */
-LN_INLINE double acc_shift(const float *x, size_t n)
+LN_INLINE double acc_shift_of(vf v, size_t m) /* v: those m elements, the lanes past them 0 */
 {
-    const size_t m = n < VF_W ? n : VF_W, m0 = m < VD_W ? m : VD_W;
-    const vf v = vf_load_part(x, m);
+    const size_t m0 = m < VD_W ? m : VD_W;
     const double mu = vf_sum(v) / (double)m;
     const vd k = vd_set1(mu), lo = vd_keep(vd_sub(vd_from_lo(v), k), m0),
              hi = vd_keep(vd_sub(vd_from_hi(v), k), m - m0);
     const double var = vd_sum(vd_fma(lo, lo, vd_mul(hi, hi))) / (double)m;
     return mu * mu <= var ? 0.0 : mu;
+}
+
+LN_INLINE double acc_shift(const float *x, size_t n)
+{
+    const size_t m = n < VF_W ? n : VF_W;
+    return acc_shift_of(vf_load_part(x, m), m);
 }
 
 /* Whether the loops may drop the subtraction of this shift: it is +0 (x - 0 = x, -0 included). */

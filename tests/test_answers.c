@@ -62,6 +62,41 @@ static void test_limit_is_the_ops_own_run(void **state)
     free(sum);
 }
 
+/* A kernel faster than its run's probes (f32-shifted-avx2 at 33 and 34 GB/s against probe-stream's
+ * 30) is shown as a ratio marked above the probes, with the explanation, in the report and the
+ * summary; the unchanged fixture has no such mark. */
+static void test_above_the_probes_marked(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("'%s' summary %s/rank >%s/plain 2>&1", lnbench, test_dir, test_dir), 0);
+    char *plain = slurp_file(test_path("plain"), NULL);
+    assert_null(strstr(plain, "above the probes"));
+    assert_null(strchr(plain, '*'));
+    free(plain);
+    assert_int_equal(
+        sh("cp -r tests/fixtures/rank %s/above && sed -i "
+           "'s/^f32-shifted-avx2,\\(.*\\),1,24,23,25,/f32-shifted-avx2,\\1,1,33,32,34,/; "
+           "s/^f32-shifted-avx2,\\(.*\\),1,25,24,26,/f32-shifted-avx2,\\1,1,34,33,35,/' %s/above/bench.csv",
+           test_dir, test_dir),
+        0);
+    assert_int_equal(sh("'%s' report %s/above >/dev/null && '%s' summary %s/above >%s/above.txt 2>&1", lnbench,
+                        test_dir, lnbench, test_dir, test_dir),
+                     0);
+    char *md = slurp_file(test_path("above/REPORT.md"), NULL);
+    expect(md, "f32 from memory: use f32-shifted-avx2, 33.5 GB/s (1.12x the limit 30 GB/s, above the probes; "
+               "probe-stream at 256M, layernorm's own run)");
+    assert_null(strstr(md, "112%"));
+    expect(md, "Above the probes: the limit is the faster of the two streaming probes of the same run, not a ceiling");
+    free(md);
+    char *sum = slurp_file(test_path("above.txt"), NULL);
+    char *line = strstr(sum, "f32-shifted-avx2");
+    assert_non_null(line);
+    assert_non_null(strstr(line, "1.12*"));
+    assert_true(strstr(line, "1.12*") < strchr(line, '\n'));
+    expect(sum, "*: above the probes. The limit is the faster of the two streaming probes of the same run");
+    free(sum);
+}
+
 static void test_most_accurate_by_ulp_then_norm_then_cr(void **state)
 {
     (void)state;
@@ -136,6 +171,7 @@ int main(void)
     if (!lnbench) lnbench = "build/lnbench";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limit_is_the_ops_own_run),
+        cmocka_unit_test(test_above_the_probes_marked),
         cmocka_unit_test(test_most_accurate_by_ulp_then_norm_then_cr),
         cmocka_unit_test(test_answer_in_sentences),
         cmocka_unit_test(test_report_names_mixed_runs),

@@ -775,7 +775,11 @@ static void answers(ln_results *R, ln_doc *d, const char *const *ops, size_t nop
                 char sentence[4096], src[160], tie[512], e[48];
                 size_t len = (size_t)snprintf(sentence, sizeof sentence, "%s: use %s, %.3g GB/s", what, fast->kernel,
                                               fast->median);
-                if (!isnan(limit))
+                if (!isnan(limit) && fast->median > limit) /* a ratio, never a percentage above 100 */
+                    len += (size_t)snprintf(sentence + len, sizeof sentence - len,
+                                            " (%.2fx the limit %.3g GB/s, above the probes; %s)", fast->median / limit,
+                                            limit, limit_source(R, src, sizeof src, op, probe, bytes));
+                else if (!isnan(limit))
                     len += (size_t)snprintf(sentence + len, sizeof sentence - len,
                                             " (%.0f%% of the limit %.3g GB/s, %s)", 100 * fast->median / limit, limit,
                                             limit_source(R, src, sizeof src, op, probe, bytes));

@@ -78,17 +78,17 @@ LN_INLINE add_vcoef add_vcoef_of(add_coef c)
 LN_INLINE vf add_out(const float *s0, const float *g, const float *b, size_t i, add_vcoef v, int has_g, int has_b)
 {
     const vd lo = out_half(vd_load_f32(s0 + i), g, b, i, VD_W, v.k, v.rstd, v.c, has_g, has_b, 0, 0);
-    return vf_from_vd(lo, out_half(vd_load_f32(s0 + i + VD_W), g, b, i + VD_W, VD_W, v.k, v.rstd, v.c, has_g, has_b,
-                                   0, 0));
+    return vf_from_vd(lo,
+                      out_half(vd_load_f32(s0 + i + VD_W), g, b, i + VD_W, VD_W, v.k, v.rstd, v.c, has_g, has_b, 0, 0));
 }
 LN_INLINE vf add_part(const float *s0, const float *g, const float *b, size_t i, size_t m, add_vcoef v, int has_g,
                       int has_b)
 {
     const size_t m0 = m < VD_W ? m : VD_W, m1 = m - m0;
     const vd lo = out_half(vd_load_f32_part(s0 + i, m0), g, b, i, m0, v.k, v.rstd, v.c, has_g, has_b, 0, 0);
-    const vd hi = m1 ? out_half(vd_load_f32_part(s0 + i + VD_W, m1), g, b, i + VD_W, m1, v.k, v.rstd, v.c, has_g,
-                                has_b, 0, 0)
-                     : vd_set1(0.0);
+    const vd hi =
+        m1 ? out_half(vd_load_f32_part(s0 + i + VD_W, m1), g, b, i + VD_W, m1, v.k, v.rstd, v.c, has_g, has_b, 0, 0)
+           : vd_set1(0.0);
     return vf_from_vd(lo, hi);
 }
 LN_INLINE void add_normalize_from(const float *s0, float *y, const float *g, const float *b, size_t i, size_t n,
@@ -108,8 +108,8 @@ LN_INLINE void add_coef_stats(add_coef c, double *mean, double *rstd) { *mean = 
 #define ADD_NORM_BOUND f32_accurate_bound
 #include "f32-add-pipeline.h"
 
-#define F32_ADD_LAYERNORM_ACCURATE_HOW                                                                         \
-    "h = x + r in fp32 (one rounding), then f32-accurate's one pass on h in double (S1 = sum(h-K), S2 = "      \
-    "sum(h-K)^2 about K = 0 or the mean of the first W h; rows with (S1/n)^2 > var summed again about K + "   \
+#define F32_ADD_LAYERNORM_ACCURATE_HOW                                                                          \
+    "h = x + r in fp32 (one rounding), then f32-accurate's one pass on h in double (S1 = sum(h-K), S2 = "       \
+    "sum(h-K)^2 about K = 0 or the mean of the first W h; rows with (S1/n)^2 > var summed again about K + "     \
     "S1/n) and double epilogue rounded once; from memory a 2-row pipeline (normalize r, add r+1 and its sums) " \
     "streaming h and y, h kept in cached rows"

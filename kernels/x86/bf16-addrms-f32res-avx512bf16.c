@@ -1,6 +1,7 @@
-/* Residual add + RMSNorm with an fp32 residual stream beside bf16 x and y, for AVX-512 with AVX512-BF16 (y rounded by vcvtne2ps2bf16, results below 2^-126 flushed to zero: docs/lowp.md): f32-add-rmsnorm.h's
- * pipeline from memory with x widened as it is loaded and y rounded once to bf16 as it is stored,
- * in cache f32-rmsnorm-pipelined-avx512 on the stored h in row blocks (kernels/add-norm.h). */
+/* Residual add + RMSNorm with an fp32 residual stream beside bf16 x and y, for AVX-512 with
+ * AVX512-BF16 (y rounded by vcvtne2ps2bf16, results below 2^-126 flushed to zero: docs/lowp.md):
+ * f32-add-rmsnorm.h's pipeline from memory with x widened as it is loaded and y rounded once to bf16
+ * as it is stored, in cache f32-rmsnorm-pipelined-avx512 on the stored h in row blocks (kernels/add-norm.h). */
 #define ADD_HALF_DTYPE LN_BF16
 #include "f32-add-rmsnorm.h"
 

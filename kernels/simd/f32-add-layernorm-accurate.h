@@ -54,8 +54,8 @@ LN_INLINE int add_stats(const add_sums *q, size_t n, double eps, add_coef *c)
     c->K = q->K;
     return dev_stats(q->s1, q->s2, n, eps, 0, &c->d, &c->rstd);
 }
-/* a row normalised, streamed (no next row to sum) */
-static void add_accurate_row(const float *s0, float *y, const float *g, const float *b, size_t n, add_coef c)
+/* a whole row normalised, streamed: f32-accurate's pipeline with no next row to sum */
+static void add_normalize(const float *s0, float *y, const float *g, const float *b, size_t n, add_coef c)
 {
     double s1, s2;
     pipeline(s0, y, g, b, c.K, c.d, c.rstd, NULL, 0.0, NULL, n, &s1, &s2, 1, 0);
@@ -67,7 +67,7 @@ static void add_fallback(const ln_args *a, const float *s0, float *y, double *me
     add_row_sums(s0, a->D, &q);
     c.K = q.K;
     row_stats(s0, a->D, a->eps, &c.K, q.s1, q.s2, &c.d, &c.rstd);
-    add_accurate_row(s0, y, a->gamma, a->beta, a->D, c);
+    add_normalize(s0, y, a->gamma, a->beta, a->D, c);
     *mean = c.K + c.d, *rstd = c.rstd;
 }
 LN_INLINE add_vcoef add_vcoef_of(add_coef c)
@@ -96,10 +96,6 @@ LN_INLINE void add_normalize_from(const float *s0, float *y, const float *g, con
 {
     for (; i + VF_W <= n; i += VF_W) vf_stream(y + i, add_out(s0, g, b, i, v, has_g, has_b));
     if (i < n) vf_store_part(y + i, add_part(s0, g, b, i, n - i, v, has_g, has_b), n - i);
-}
-static void add_normalize(const float *s0, float *y, const float *g, const float *b, size_t n, add_coef c)
-{
-    add_accurate_row(s0, y, g, b, n, c);
 }
 LN_INLINE void add_coef_stats(add_coef c, double *mean, double *rstd) { *mean = c.K + c.d, *rstd = c.rstd; }
 

@@ -57,19 +57,32 @@ static int ln_cpu_has_avx512(void) { return x86()->avx512; }
 static int ln_cpu_has_avx512bf16(void) { return x86()->bf16; }
 static int ln_cpu_has_avx512fp16(void) { return x86()->fp16; }
 
+/* The brand string, then cpuid's family and model as /proc/cpuinfo prints them: virtual machines
+ * often show a bare brand ("AMD EPYC" on Zen 3, Zen 4 and Zen 5 alike), and the machine's name
+ * (results/history/, its tuning file) must not mix CPUs whose best tunables differ. */
 const char *ln_cpu_model(void)
 {
-    static char brand[49];
-    unsigned r[12];
-    if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000004u) return "unknown";
-    for (unsigned i = 0; i < 3; i++)
-        __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2], &r[4 * i + 3]);
-    memcpy(brand, r, 48);
-    brand[48] = 0;
-    char *s = brand;
+    static char model[96];
+    char brand[49] = "unknown";
+    unsigned r[12], a, b, c, d;
+    if ((unsigned)__get_cpuid_max(0x80000000, NULL) >= 0x80000004u) {
+        for (unsigned i = 0; i < 3; i++)
+            __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2], &r[4 * i + 3]);
+        memcpy(brand, r, 48);
+        brand[48] = 0;
+    }
+    const char *s = brand;
     while (*s == ' ') s++;
-    for (size_t n = strlen(s); n > 0 && s[n - 1] == ' '; n--) s[n - 1] = 0; /* padded on some CPUs */
-    return s;
+    snprintf(model, sizeof model, "%s", s);
+    for (size_t n = strlen(model); n > 0 && model[n - 1] == ' ';) model[--n] = 0; /* padded on some CPUs */
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        unsigned family = (a >> 8) & 0xf, m = (a >> 4) & 0xf;
+        if (family == 0x6 || family == 0xf) m |= ((a >> 16) & 0xf) << 4; /* the extended model */
+        if (family == 0xf) family += (a >> 20) & 0xff;                   /* the extended family */
+        size_t n = strlen(model);
+        snprintf(model + n, sizeof model - n, " (family %u model %u)", family, m);
+    }
+    return model;
 }
 #elif defined(__aarch64__)
 #include <asm/hwcap.h>

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,12 +87,39 @@ static void test_isa_table(void **state)
     }
 }
 
+/* The CPU's name carries cpuid's family and model as the OS reads them (/proc/cpuinfo), so that
+ * two CPUs with the same bare brand string get different machine names and tuning files. */
+static void test_cpu_model_names_family_and_model(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) || defined(__i386__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) skip();
+    char line[512];
+    int family = -1, model = -1;
+    while (fgets(line, sizeof line, f) && (family < 0 || model < 0)) {
+        if (family < 0) sscanf(line, "cpu family : %d", &family);
+        if (model < 0) sscanf(line, "model : %d", &model);
+    }
+    fclose(f);
+    if (family < 0 || model < 0) skip();
+    char want[64];
+    snprintf(want, sizeof want, " (family %d model %d)", family, model);
+    const char *got = ln_cpu_model();
+    assert_true(strlen(got) > strlen(want));
+    assert_string_equal(got + strlen(got) - strlen(want), want);
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_are_unique_and_well_formed),
         cmocka_unit_test(test_isa_cap),
         cmocka_unit_test(test_isa_table),
+        cmocka_unit_test(test_cpu_model_names_family_and_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,24 +49,24 @@ static inline ln_args ln_add_norm_rows(ln_dtype t, const ln_args *a, const void 
     return rows;
 }
 
-/* A fused kernel's forward over the plain op's kernel k (format t): for each row, h = x + r by
- * add, then k on that row of h (one-row calls, so k's statistics land in row r). */
-static inline void ln_add_norm_forward(ln_dtype t, ln_add_fn *add, const ln_kernel *k, const ln_args *a)
+/* A fused kernel's forward over norm, the forward of a plain op's kernel (format t): for each row,
+ * h = x + r by add, then norm on that row of h (one-row calls, so its statistics land in row r). */
+static inline void ln_add_norm_forward(ln_dtype t, ln_add_fn *add, void (*norm)(const ln_args *), const ln_args *a)
 {
     const size_t D = a->D, es = ln_fmt(t)->size;
     for (size_t r = 0; r < a->rows && D; r++) {
         add(t, a, r * D, (r + 1) * D);
         ln_args row = ln_add_norm_rows(t, a, (const char *)a->h + r * D * es, r, 1);
-        k->forward(&row);
+        norm(&row);
     }
 }
 
 /* Defines the fused kernel ln_<id> over the plain op's kernel ln_<base> (same dtype and ISA), h by
  * add: its bound and domain are base's (the reference normalises the stored h), how says both. */
-#define LN_ADD_NORM_KERNEL(id, name, dtype, isa, op, add, base, domain, agrees, how)               \
-    extern const ln_kernel ln_##base;                                                              \
-    static void id##_forward(const ln_args *a) { ln_add_norm_forward(dtype, add, &ln_##base, a); } \
-    static double id##_bound(size_t n, double kappa) { return ln_##base.bound(n, kappa); }         \
+#define LN_ADD_NORM_KERNEL(id, name, dtype, isa, op, add, base, domain, agrees, how)                      \
+    extern const ln_kernel ln_##base;                                                                     \
+    static void id##_forward(const ln_args *a) { ln_add_norm_forward(dtype, add, ln_##base.forward, a); } \
+    static double id##_bound(size_t n, double kappa) { return ln_##base.bound(n, kappa); }                \
     LN_KERNEL_DEFINE(ln_##id, name, dtype, isa, op, id##_forward, id##_bound, domain, agrees, LN_NO_TUNABLES, how)
 
 /* The mixed-format fused kernels (docs/lowp.md): 16-bit x, gamma, beta and y (format t), fp32 r

@@ -204,19 +204,22 @@ LN_INLINE void hrms_rowwise(const ln_args *a, ln_dtype t, hwide w, int wide, int
     }
 }
 
-/* The tunables (kernel.h), in the order of half_rmsnorm_tunables. */
-enum { HR_STREAM_MIN_BYTES, HR_ROWWISE_MIN_D, HR_CACHE_ROWWISE_MIN_D, HR_WIDE_MIN_ROWS };
+/* The tunables (kernel.h), in the order of half_rmsnorm_tunables; the fused 16-bit add-rmsnorm
+ * kernels (half-add-rmsnorm.h) list the same entries first, then their own. */
+enum { HR_STREAM_MIN_BYTES, HR_ROWWISE_MIN_D, HR_CACHE_ROWWISE_MIN_D, HR_WIDE_MIN_ROWS, HR_COUNT };
 static const int hrms_rowwise_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
 static const int hrms_wide_min_rows_values[] = {2, 8, 64, LN_TUNE_OFF};
-static const ln_tunable half_rmsnorm_tunables[] = {
-    LN_TUNABLE_STREAM_MIN_BYTES,
-    {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", LN_TUNE_OFF,
-     hrms_rowwise_min_d_values, 6},
-    {"cache_rowwise_min_d", "D from which calls in cache go row by row instead of the two-row pipeline", LN_TUNE_OFF,
-     hrms_rowwise_min_d_values, 6},
-    {"wide_min_rows", "rows from which a call in cache widens gamma and beta to fp32 once instead of every row", 2,
-     hrms_wide_min_rows_values, 4},
-};
+#define HALF_RMSNORM_TUNABLE_ENTRIES                                                                                   \
+    LN_TUNABLE_STREAM_MIN_BYTES,                                                                                       \
+        {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", LN_TUNE_OFF,   \
+         hrms_rowwise_min_d_values, 6},                                                                                \
+        {"cache_rowwise_min_d", "D from which calls in cache go row by row instead of the two-row pipeline",           \
+         LN_TUNE_OFF, hrms_rowwise_min_d_values, 6},                                                                   \
+    {                                                                                                                  \
+        "wide_min_rows", "rows from which a call in cache widens gamma and beta to fp32 once instead of every row", 2, \
+            hrms_wide_min_rows_values, 4                                                                               \
+    }
+static const ln_tunable half_rmsnorm_tunables[] = {HALF_RMSNORM_TUNABLE_ENTRIES};
 
 static inline void half_rmsnorm(const ln_args *a, ln_dtype t)
 {

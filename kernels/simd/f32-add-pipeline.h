@@ -5,7 +5,7 @@
  * In cache: rows in blocks of 16 KiB of h, each block added and then normalised by the plain op's
  * forward while it is in L1. From memory (the plain op's stream_min_bytes): a two-row pipeline, one loop normalizing
  * row r and adding row r+1, whose h goes to memory with non-temporal stores and into a cached
- * scratch row (two of them, alternating) that the sums and the next normalization read. So memory
+ * scratch row that the sums and the next normalization read. So memory
  * sees x and r read and h and y written once each: four element sizes, with no read-for-ownership
  * of h or y. In place (h over r, y over x) is safe: each row of x and r is read before the row's
  * h and y are written.
@@ -135,8 +135,10 @@ LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float
 #endif
 
 /* One loop over two rows: normalizes the scratch row s0 into y (streamed) while adding the next
- * row x1 + r1 into h1 and the scratch row s1 and taking its sums into *q. No prefetch of the row
- * after: measured on add-rmsnorm, it made no difference here. */
+ * row x1 + r1 into h1 and the scratch row s1 and taking its sums into *q. s1 may be s0: element j
+ * of row r+1 is stored after element j of row r is read (i >= j: i is ahead by y's stream lead),
+ * and the rest of row r (add_y_rest) is read before the rest of row r+1 is written. No prefetch
+ * of the row after: measured on add-rmsnorm, it made no difference here. */
 LN_INLINE void add_pipeline_body(const float *s0, add_xy_t *y, const float *g, const float *b, add_coef cf,
                                  const add_xy_t *x1, const float *r1, float *h1, float *s1, size_t n, add_sums *q,
                                  int stream_h, int stream_y, int has_g, int has_b)
@@ -175,9 +177,9 @@ LN_INLINE void add_pipeline_body(const float *s0, add_xy_t *y, const float *g, c
  * multiple of the width); else plain stores. */
 LN_INLINE int h_streams(const float *h) { return (uintptr_t)h % (VF_W * sizeof(float)) == 0; }
 
-/* From memory: the two-row pipeline over the scratch rows s[0], s[1] (n floats each), which hold
- * the rows of h the sums and the normalization read; s[2] the fp32 outputs of a 16-bit row that
- * leaves the pipeline (unused for fp32 y). */
+/* From memory: the two-row pipeline over the scratch rows s[0], s[1] (n floats each; the same row,
+ * see add_scratch_rows), which hold the rows of h the sums and the normalization read; s[2] the
+ * fp32 outputs of a 16-bit row that leaves the pipeline (unused for fp32 y). */
 static void add_norm_streaming(const ln_args *a, float *s[3])
 {
     const size_t n = a->D, rows = a->rows;
@@ -217,12 +219,15 @@ static void add_norm_streaming(const ln_args *a, float *s[3])
  * (the streaming threshold first) the fused kernel shares. */
 #define ADD_BLOCK_BYTES (16 << 10)
 
-/* The three scratch rows of add_norm_streaming (64-byte aligned), or NULL. */
+/* The scratch rows of add_norm_streaming (64-byte aligned), or NULL. s[0] and s[1] are one row,
+ * each element of row r+1 stored over row r's once it is read: a second row doubled the cached
+ * footprint beside gamma's (48 KiB at D 4096, past a 32 KiB L1) and cost 10-25% from memory at
+ * D 1024-16384 in a stand-alone loop on Zen 4 (docs/ops.md). */
 static float *add_scratch_rows(size_t n, float *s[3])
 {
     const size_t row = (n * sizeof(float) + 63) / 64 * 64 / sizeof(float);
-    float *p = aligned_alloc(64, 3 * row * sizeof(float));
-    s[0] = p, s[1] = p + row, s[2] = p + 2 * row;
+    float *p = aligned_alloc(64, 2 * row * sizeof(float));
+    s[0] = s[1] = p, s[2] = p + row;
     return p;
 }
 

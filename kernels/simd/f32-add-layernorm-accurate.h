@@ -6,8 +6,8 @@
  * rounded once. In the pipeline each fp32 vector of h is widened in two halves, the low half
  * into the first pair of double sums and the high half into the second, as dev_from groups a
  * row, so y is f32-accurate's output on the stored h, bit for bit, and its bound. A row whose
- * shift is more than about one sigma off goes to add_fallback, which sums it again about
- * K + S1/n as f32-accurate does. Included by f32-addln-accurate-<isa>.c and shares
+ * shift is more than about one sigma off goes to add_fallback, which sums it once more, about
+ * K + S1/n, as f32-accurate does. Included by f32-addln-accurate-<isa>.c and shares
  * f32-accurate.h's tunables. */
 #include "f32-accurate.h"
 
@@ -48,7 +48,7 @@ LN_INLINE void add_acc_finish(add_acc *A, const float *s1, size_t n, size_t j, a
     q->K = A->K;
     dev_from(s1, n, j, A->K, A->s, A->q, &q->s1, &q->s2);
 }
-/* 0 when the shift is off: the row goes to add_fallback, which sums it again */
+/* 0 when the shift is off: the row goes to add_fallback with these sums, which sums it about K + S1/n */
 LN_INLINE int add_stats(const add_sums *q, size_t n, double eps, add_coef *c)
 {
     c->K = q->K;
@@ -60,13 +60,11 @@ static void add_normalize(const float *s0, float *y, const float *g, const float
     double s1, s2;
     pipeline(s0, y, g, b, c.K, c.d, c.rstd, NULL, 0.0, NULL, n, &s1, &s2, 1, 0);
 }
-static void add_fallback(const ln_args *a, const float *s0, float *y, double *mean, double *rstd)
+static void add_fallback(const ln_args *a, const add_sums *q, const float *s0, float *y, double *mean, double *rstd)
 {
-    add_sums q;
     add_coef c;
-    add_row_sums(s0, a->D, &q);
-    c.K = q.K;
-    row_stats(s0, a->D, a->eps, &c.K, q.s1, q.s2, &c.d, &c.rstd);
+    c.K = q->K;
+    row_stats(s0, a->D, a->eps, &c.K, q->s1, q->s2, &c.d, &c.rstd);
     add_normalize(s0, y, a->gamma, a->beta, a->D, c);
     *mean = c.K + c.d, *rstd = c.rstd;
 }

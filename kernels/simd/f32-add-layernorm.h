@@ -52,8 +52,9 @@ LN_INLINE int add_stats(const add_sums *q, size_t n, double eps, add_coef *c)
 {
     return shifted_stats(q->s1, q->s2, q->K, n, eps, &c->mean, &c->rstd);
 }
-static void add_fallback(const ln_args *a, const float *s0, float *y, double *mean, double *rstd)
+static void add_fallback(const ln_args *a, const add_sums *q, const float *s0, float *y, double *mean, double *rstd)
 {
+    (void)q;
     f32_row_twopass(s0, y, a->gamma, a->beta, a->D, a->eps, NULL, 1, mean, rstd);
 }
 LN_INLINE add_vcoef add_vcoef_of(add_coef c) { return (add_vcoef){vf_set1(c.mean), vf_set1(c.rstd)}; }

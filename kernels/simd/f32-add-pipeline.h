@@ -20,7 +20,7 @@
  *   add_acc_finish(A, s1, n, j, q)  the sums of s1[j..n) added and the row's sums out, grouped as
  *                             add_row_sums groups them (so the bits do not depend on the schedule);
  *   add_stats(q, n, eps, c)   the coefficients from the sums; 0: the row goes to add_fallback;
- *   add_fallback(a, s0, y, mean, rstd)  such a row, y streamed, its statistics out;
+ *   add_fallback(a, q, s0, y, mean, rstd)  such a row (its sums q), y streamed, its statistics out;
  *   add_vcoef_of(c), add_out(s0, g, b, i, v, G, B), add_part(s0, g, b, i, m, v, G, B),
  *   add_normalize_from(s0, y, g, b, i, n, v, G, B)   one output vector, its first m elements,
  *                             outputs i..n-1 streamed (y + i vector-aligned);
@@ -73,9 +73,10 @@ static void add_y_row(const float *s0, float *y, const float *g, const float *b,
 {
     (void)sy, add_normalize(s0, y, g, b, n, c);
 }
-static void add_y_fallback(const ln_args *a, const float *s0, float *y, float *sy, double *mean, double *rstd)
+static void add_y_fallback(const ln_args *a, const add_sums *q, const float *s0, float *y, float *sy, double *mean,
+                           double *rstd)
 {
-    (void)sy, add_fallback(a, s0, y, mean, rstd);
+    (void)sy, add_fallback(a, q, s0, y, mean, rstd);
 }
 LN_INLINE void add_x_row_from(const float *x, const float *r, float *h, float *s, size_t j, size_t n, int stream_h)
 {
@@ -123,9 +124,10 @@ static void add_y_row(const float *s0, uint16_t *y, const float *g, const float 
     add_normalize(s0, sy, g, b, n, c);
     mixed_narrow_run(ADD_HALF_DTYPE, sy, y, n, 0);
 }
-static void add_y_fallback(const ln_args *a, const float *s0, uint16_t *y, float *sy, double *mean, double *rstd)
+static void add_y_fallback(const ln_args *a, const add_sums *q, const float *s0, uint16_t *y, float *sy, double *mean,
+                           double *rstd)
 {
-    add_fallback(a, s0, sy, mean, rstd);
+    add_fallback(a, q, s0, sy, mean, rstd);
     mixed_narrow_run(ADD_HALF_DTYPE, sy, y, a->D, 0);
 }
 LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float *s, size_t j, size_t n, int stream_h)
@@ -199,7 +201,7 @@ static void add_norm_streaming(const ln_args *a, float *s[3])
         add_coef cf;
         const int ok = add_stats(&q, n, a->eps, &cf);
         if (ok) add_coef_stats(cf, &mean_out, &rstd_out);
-        else add_y_fallback(a, s0, y, s[2], &mean_out, &rstd_out); /* on the scratch copy of h */
+        else add_y_fallback(a, &q, s0, y, s[2], &mean_out, &rstd_out); /* on the scratch copy of h */
         if (ok && r + 1 < rows) {
             const int sh = h_streams(h1), sy = (uintptr_t)y % 64 == 0;
 #define CASE(G, B) add_pipeline_body(s0, y, g, b, cf, x1, r1, h1, s1, n, &q, sh, sy, G, B)

@@ -45,9 +45,9 @@ LN_INLINE int add_stats(const add_sums *q, size_t n, double eps, add_coef *c)
     c->rstd = 1.0 / sqrt(q->ss / (double)n + eps);
     return 1;
 }
-static void add_fallback(const ln_args *a, const float *s0, float *y, double *mean, double *rstd)
+static void add_fallback(const ln_args *a, const add_sums *q, const float *s0, float *y, double *mean, double *rstd)
 {
-    (void)a, (void)s0, (void)y, (void)mean, (void)rstd; /* add_stats takes every row */
+    (void)a, (void)q, (void)s0, (void)y, (void)mean, (void)rstd; /* add_stats takes every row */
 }
 LN_INLINE add_vcoef add_vcoef_of(add_coef c) { return vd_set1(c.rstd); }
 /* One fp32 output vector (two double halves, each rounded once) at i; its first m < VF_W. */

@@ -35,8 +35,9 @@ LN_INLINE int add_stats(const add_sums *q, size_t n, double eps, add_coef *c)
 {
     return rms_stats(q->ss, n, eps, &c->rstd);
 }
-static void add_fallback(const ln_args *a, const float *s0, float *y, double *mean, double *rstd)
+static void add_fallback(const ln_args *a, const add_sums *q, const float *s0, float *y, double *mean, double *rstd)
 {
+    (void)q;          /* out of fp32's range: the row again, in double */
     ln_args row = *a; /* the double row of f32-rmsnorm.h */
     row.x = s0, row.y = y, row.rows = 1;
     *mean = 0, *rstd = ln_rms_row_f64(LN_F32, &row, 0);

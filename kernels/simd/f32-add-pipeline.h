@@ -136,33 +136,33 @@ LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float
 }
 #endif
 
-/* One loop over two rows: normalizes the scratch row s0 into y (streamed) while adding the next
- * row x1 + r1 into h1 and the scratch row s1 and taking its sums into *q. s1 may be s0: element j
- * of row r+1 is stored after element j of row r is read (i >= j: i is ahead by y's stream lead),
- * and the rest of row r (add_y_rest) is read before the rest of row r+1 is written. No prefetch
- * of the row after: measured on add-rmsnorm, it made no difference here. */
-LN_INLINE void add_pipeline_body(const float *s0, add_xy_t *y, const float *g, const float *b, add_coef cf,
-                                 const add_xy_t *x1, const float *r1, float *h1, float *s1, size_t n, add_sums *q,
-                                 int stream_h, int stream_y, int has_g, int has_b)
+/* One loop over two rows: normalizes row r of h from the scratch row s into y (streamed) while
+ * adding the next row x1 + r1 into h1 and over s, and taking its sums into *q. Element j of row
+ * r+1 is stored after element j of row r is read (i >= j: i is ahead by y's stream lead), and the
+ * rest of row r (add_y_rest) is read before the rest of row r+1 is written. No prefetch of the
+ * row after: measured on add-rmsnorm, it made no difference here. */
+LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const float *b, add_coef cf, const add_xy_t *x1,
+                                 const float *r1, float *h1, size_t n, add_sums *q, int stream_h, int stream_y,
+                                 int has_g, int has_b)
 {
     const add_vcoef vc = add_vcoef_of(cf);
     add_acc A = add_acc_start(add_h_first(x1, r1, n < VF_W ? n : VF_W), n < VF_W ? n : VF_W);
-    size_t i = add_y_lead(s0, y, g, b, n, vc, has_g, has_b), j = 0; /* i walks s0 and y, j row r+1 */
+    size_t i = add_y_lead(s, y, g, b, n, vc, has_g, has_b), j = 0; /* i walks row r and y, j row r+1 */
 #define H(c, d)                                        \
     do {                                               \
-        vf_store(s1 + j + (c)*VF_W, d);                \
+        vf_store(s + j + (c)*VF_W, d);                 \
         if (stream_h) vf_stream(h1 + j + (c)*VF_W, d); \
         else vf_store(h1 + j + (c)*VF_W, d);           \
         add_acc_step(&A, c, d);                        \
     } while (0)
-#define STAGE2(c)                                                                \
-    do {                                                                         \
-        vf v0 = add_out(s0, g, b, i + c * VF_W, vc, has_g, has_b);               \
-        vf v1 = add_out(s0, g, b, i + (c + 1) * VF_W, vc, has_g, has_b), xa, xb; \
-        add_x2(x1, j + c * VF_W, &xa, &xb);                                      \
-        H(c, vf_add(xa, vf_load(r1 + j + c * VF_W)));                            \
-        H(c + 1, vf_add(xb, vf_load(r1 + j + (c + 1) * VF_W)));                  \
-        add_y2(y, i + c * VF_W, v0, v1, stream_y);                               \
+#define STAGE2(c)                                                               \
+    do {                                                                        \
+        vf v0 = add_out(s, g, b, i + c * VF_W, vc, has_g, has_b);               \
+        vf v1 = add_out(s, g, b, i + (c + 1) * VF_W, vc, has_g, has_b), xa, xb; \
+        add_x2(x1, j + c * VF_W, &xa, &xb);                                     \
+        H(c, vf_add(xa, vf_load(r1 + j + c * VF_W)));                           \
+        H(c + 1, vf_add(xb, vf_load(r1 + j + (c + 1) * VF_W)));                 \
+        add_y2(y, i + c * VF_W, v0, v1, stream_y);                              \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         STAGE2(0);
@@ -170,19 +170,19 @@ LN_INLINE void add_pipeline_body(const float *s0, add_xy_t *y, const float *g, c
     }
 #undef STAGE2
 #undef H
-    add_y_rest(s0, y, g, b, i, n, vc, has_g, has_b, stream_y);
-    add_x_row_from(x1, r1, h1, s1, j, n, stream_h);
-    add_acc_finish(&A, s1, n, j, q);
+    add_y_rest(s, y, g, b, i, n, vc, has_g, has_b, stream_y);
+    add_x_row_from(x1, r1, h1, s, j, n, stream_h);
+    add_acc_finish(&A, s, n, j, q);
 }
 
 /* Row r's h streams when it starts on a vector boundary (every row, when h does and D is a
  * multiple of the width); else plain stores. */
 LN_INLINE int h_streams(const float *h) { return (uintptr_t)h % (VF_W * sizeof(float)) == 0; }
 
-/* From memory: the two-row pipeline over the scratch rows s[0], s[1] (n floats each; the same row,
- * see add_scratch_rows), which hold the rows of h the sums and the normalization read; s[2] the
- * fp32 outputs of a 16-bit row that leaves the pipeline (unused for fp32 y). */
-static void add_norm_streaming(const ln_args *a, float *s[3])
+/* From memory: the two-row pipeline over the scratch row s (n floats: row r of h until row r+1
+ * is stored over it), which the sums and the normalization read; sy the fp32 outputs of a 16-bit
+ * row that leaves the pipeline (unused for fp32 y). */
+static void add_norm_streaming(const ln_args *a, float *s, float *sy)
 {
     const size_t n = a->D, rows = a->rows;
     const add_xy_t *X = a->x;
@@ -190,26 +190,26 @@ static void add_norm_streaming(const ln_args *a, float *s[3])
     float *H = a->h;
     add_xy_t *Y = a->y;
     add_sums q;
-    add_x_row_from(X, R, H, s[0], 0, n, h_streams(H));
-    add_row_sums(s[0], n, &q);
+    add_x_row_from(X, R, H, s, 0, n, h_streams(H));
+    add_row_sums(s, n, &q);
     for (size_t r = 0; r < rows; r++) {
         const add_xy_t *x1 = X + (r + 1) * n;
         const float *r1 = R + (r + 1) * n;
-        float *s0 = s[r % 2], *s1 = s[(r + 1) % 2], *h1 = H + (r + 1) * n;
+        float *h1 = H + (r + 1) * n;
         add_xy_t *y = Y + r * n;
         double mean_out, rstd_out;
         add_coef cf;
         const int ok = add_stats(&q, n, a->eps, &cf);
         if (ok) add_coef_stats(cf, &mean_out, &rstd_out);
-        else add_y_fallback(a, &q, s0, y, s[2], &mean_out, &rstd_out); /* on the scratch copy of h */
+        else add_y_fallback(a, &q, s, y, sy, &mean_out, &rstd_out); /* on the scratch copy of h */
         if (ok && r + 1 < rows) {
-            const int sh = h_streams(h1), sy = (uintptr_t)y % 64 == 0;
-#define CASE(G, B) add_pipeline_body(s0, y, g, b, cf, x1, r1, h1, s1, n, &q, sh, sy, G, B)
+            const int sh = h_streams(h1), stream_y = (uintptr_t)y % 64 == 0;
+#define CASE(G, B) add_pipeline_body(s, y, g, b, cf, x1, r1, h1, n, &q, sh, stream_y, G, B)
             LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
         } else {
-            if (ok) add_y_row(s0, y, g, b, n, cf, s[2]);
-            if (r + 1 < rows) add_x_row_from(x1, r1, h1, s1, 0, n, h_streams(h1)), add_row_sums(s1, n, &q);
+            if (ok) add_y_row(s, y, g, b, n, cf, sy);
+            if (r + 1 < rows) add_x_row_from(x1, r1, h1, s, 0, n, h_streams(h1)), add_row_sums(s, n, &q);
         }
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;
@@ -221,15 +221,15 @@ static void add_norm_streaming(const ln_args *a, float *s[3])
  * (the streaming threshold first) the fused kernel shares. */
 #define ADD_BLOCK_BYTES (16 << 10)
 
-/* The scratch rows of add_norm_streaming (64-byte aligned), or NULL. s[0] and s[1] are one row,
- * each element of row r+1 stored over row r's once it is read: a second row doubled the cached
- * footprint beside gamma's (48 KiB at D 4096, past a 32 KiB L1) and cost 10-25% from memory at
- * D 1024-16384 in a stand-alone loop on Zen 4 (docs/ops.md). */
-static float *add_scratch_rows(size_t n, float *s[3])
+/* The scratch rows of add_norm_streaming (64-byte aligned), or NULL: s, returned, and *sy. One
+ * row of h, each element of row r+1 stored over row r's once it is read: a second row doubled the
+ * cached footprint beside gamma's (48 KiB at D 4096, past a 32 KiB L1) and cost 10-25% from memory
+ * at D 1024-16384 in a stand-alone loop on Zen 4 (docs/simd.md). */
+static float *add_scratch_rows(size_t n, float **sy)
 {
     const size_t row = (n * sizeof(float) + 63) / 64 * 64 / sizeof(float);
     float *p = aligned_alloc(64, 2 * row * sizeof(float));
-    s[0] = s[1] = p, s[2] = p + row;
+    *sy = p ? p + row : NULL;
     return p;
 }
 
@@ -238,9 +238,9 @@ static void add_norm_forward(const ln_args *a)
 {
     if (a->D == 0 || a->rows == 0) return;
     const int stream = ln_tune_streams(a->rows, a->D, sizeof(float), ln_param(a, ADD_NORM_TUNABLES, 0));
-    float *s[3], *p = stream ? add_scratch_rows(a->D, s) : NULL;
+    float *sy, *p = stream ? add_scratch_rows(a->D, &sy) : NULL;
     if (p) {
-        add_norm_streaming(a, s);
+        add_norm_streaming(a, p, sy);
         free(p);
         return;
     }
@@ -264,8 +264,8 @@ static void add_norm_forward(const ln_args *a)
 static void add_norm_mixed_forward(const ln_args *a)
 {
     const size_t nt = sizeof ADD_NORM_TUNABLES / sizeof *ADD_NORM_TUNABLES;
-    float *s[3], *p = NULL;
-    if (a->D && a->rows && ln_mixed_streams(a, ADD_NORM_TUNABLES, nt)) p = add_scratch_rows(a->D, s);
+    float *sy, *p = NULL;
+    if (a->D && a->rows && ln_mixed_streams(a, ADD_NORM_TUNABLES, nt)) p = add_scratch_rows(a->D, &sy);
     if (!p) {
         ln_mixed_add_norm(ADD_HALF_DTYPE, a, mixed_add_run, mixed_narrow_run, ADD_NORM_PLAIN, ADD_NORM_TUNABLES, nt);
         return;
@@ -273,7 +273,7 @@ static void add_norm_mixed_forward(const ln_args *a)
     ln_args w = *a;
     float *gw = ln_mixed_widen(ADD_HALF_DTYPE, a->gamma, a->D), *bw = ln_mixed_widen(ADD_HALF_DTYPE, a->beta, a->D);
     w.gamma = gw, w.beta = bw;
-    add_norm_streaming(&w, s);
+    add_norm_streaming(&w, p, sy);
     free(p), free(gw), free(bw);
 }
 

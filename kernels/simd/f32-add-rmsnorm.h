@@ -29,7 +29,7 @@ LN_INLINE add_acc add_acc_start(vf h0, size_t m)
 LN_INLINE void add_acc_step(add_acc *A, int c, vf d) { A->q[c] = vf_fma(d, d, A->q[c]); }
 LN_INLINE void add_acc_finish(add_acc *A, const float *s1, size_t n, size_t j, add_sums *q)
 {
-    q->ss = rms_sq_from(s1, n, j, A->q);
+    q->ss = rms_sq_from(s1, n, j, A->q[0], A->q[1], A->q[2], A->q[3]);
 }
 LN_INLINE int add_stats(const add_sums *q, size_t n, double eps, add_coef *c)
 {

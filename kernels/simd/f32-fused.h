@@ -42,9 +42,8 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     }
 #undef STAGES
     f32_normalize_from(x0, y, g, b, i, n, vmean, vrstd, has_g, has_b, stream);
-    vf q[4] = {q0, q1, q2, q3}, s[4] = {s0, s1, s2, s3};
-    *ss1 = f32_sq_dev_from(x1, n, j, mean1, q, NULL);
-    *sum2 = f32_sum_from(x2, n, j, s);
+    *ss1 = f32_sq_dev_from(x1, n, j, mean1, q0, q1, q2, q3, NULL);
+    *sum2 = f32_sum_from(x2, n, j, s0, s1, s2, s3);
 }
 
 static void pipeline(const float *x0, float *y, const float *g, const float *b, float mean, float rstd, const float *x1,

@@ -16,13 +16,12 @@
  * ordinary stores before the non-temporal ones. */
 static inline size_t f32_stream_lead(const float *y, size_t n) { return vec_stream_lead(y, n, sizeof(float)); }
 
-/* Sum of x[j..n) added to the four partial sums acc (which the caller may have started on
+/* Sum of x[j..n) added to the four partial sums a0..a3 (which the caller may have started on
  * x[0..j), j a multiple of 4 W), then returned in double: every caller, fused or not, groups
- * the terms the same way, so results do not depend on where the loop was entered. */
-LN_INLINE double f32_sum_from(const float *x, size_t n, size_t j, vf acc[4])
+ * the terms the same way, so results do not depend on where the loop was entered. The partial
+ * sums are four values, not an array: SVE vectors cannot be array elements. */
+LN_INLINE double f32_sum_from(const float *x, size_t n, size_t j, vf a0, vf a1, vf a2, vf a3)
 {
-    /* named accumulators, so they live in registers */
-    vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
         a0 = vf_add(a0, vf_load(x + j));
         a1 = vf_add(a1, vf_load(x + j + VF_W));
@@ -36,18 +35,18 @@ LN_INLINE double f32_sum_from(const float *x, size_t n, size_t j, vf acc[4])
 
 static inline double f32_row_sum(const float *x, size_t n)
 {
-    vf acc[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
-    return f32_sum_from(x, n, 0, acc);
+    const vf z = vf_set1(0.0f);
+    return f32_sum_from(x, n, 0, z, z, z, z);
 }
 
-/* Sum of squared deviations about mean over x[j..n), fma, into the four partial sums acc (which
+/* Sum of squared deviations about mean over x[j..n), fma, into the four partial sums a0..a3 (which
  * the caller may have started on x[0..j), j a multiple of 4 W), returned in double; grouped the
  * same wherever the loop was entered, like f32_sum_from. pf: a row of n floats to prefetch
  * meanwhile (the next one) into L2, or NULL. */
-LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean, vf acc[4], const float *pf)
+LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean, vf a0, vf a1, vf a2, vf a3,
+                                 const float *pf)
 {
     const vf m = vf_set1(mean);
-    vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
         if (pf)
             for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) vec_prefetch_l2(pf + j + k);
@@ -71,8 +70,8 @@ LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean,
 
 static inline double f32_row_sq_dev(const float *x, size_t n, float mean, const float *pf)
 {
-    vf acc[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
-    return f32_sq_dev_from(x, n, 0, mean, acc, pf);
+    const vf z = vf_set1(0.0f);
+    return f32_sq_dev_from(x, n, 0, mean, z, z, z, z, pf);
 }
 
 /* One output vector (x - mean) * (rstd * g) + b at element i: all of it, or its first m < W

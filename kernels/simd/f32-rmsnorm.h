@@ -27,12 +27,12 @@
 #include "bounds-ops.h"
 #include "norm-ops-common.h"
 
-/* sum x^2 over x[j..n) added to the four partial sums acc (which the caller may have started on
- * x[0..j), j a multiple of 4 W), returned in double: grouped the same wherever the loop was
- * entered, so the pipelined and the plain row agree bit for bit. Lanes past n load as 0. */
-LN_INLINE double rms_sq_from(const float *x, size_t n, size_t j, vf acc[4])
+/* sum x^2 over x[j..n) added to the four partial sums a0..a3 (which the caller may have started
+ * on x[0..j), j a multiple of 4 W), returned in double: grouped the same wherever the loop was
+ * entered, so the pipelined and the plain row agree bit for bit. Lanes past n load as 0. Four
+ * values, not an array, as SVE needs (f32_sum_from). */
+LN_INLINE double rms_sq_from(const float *x, size_t n, size_t j, vf a0, vf a1, vf a2, vf a3)
 {
-    vf a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
         vf v0 = vf_load(x + j), v1 = vf_load(x + j + VF_W), v2 = vf_load(x + j + 2 * VF_W);
         vf v3 = vf_load(x + j + 3 * VF_W);
@@ -51,8 +51,8 @@ LN_INLINE double rms_sq_from(const float *x, size_t n, size_t j, vf acc[4])
 
 static double rms_sq(const float *x, size_t n)
 {
-    vf z[4] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)};
-    return rms_sq_from(x, n, 0, z);
+    const vf z = vf_set1(0.0f);
+    return rms_sq_from(x, n, 0, z, z, z, z);
 }
 
 /* rstd from the sum of squares; 0 when the row must go to the double path. */
@@ -123,13 +123,13 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
                              const float *pf, size_t n, double *ss, int has_g, int has_b, int stream)
 {
     const vf vr = vf_set1(rstd), z = vf_set1(0.0f);
-    vf q[4] = {z, z, z, z};
+    vf q0 = z, q1 = z, q2 = z, q3 = z;
     size_t i = rms_lead(x0, y, g, b, n, vr, has_g, has_b, stream), j = 0; /* i walks x0 and y, j walks x1 */
 #define STAGE(c)                                                  \
     do {                                                          \
         vf v = rms_vec(x0, g, b, i + c * VF_W, vr, has_g, has_b); \
         vf d = vf_load(x1 + j + c * VF_W);                        \
-        q[c] = vf_fma(d, d, q[c]);                                \
+        q##c = vf_fma(d, d, q##c);                                \
         if (stream) vf_stream(y + i + c * VF_W, v);               \
         else vf_store(y + i + c * VF_W, v);                       \
     } while (0)
@@ -143,7 +143,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     }
 #undef STAGE
     rms_normalize_from(x0, y, g, b, i, n, vr, NULL, has_g, has_b, stream);
-    *ss = rms_sq_from(x1, n, j, q);
+    *ss = rms_sq_from(x1, n, j, q0, q1, q2, q3);
 }
 
 /* The row's statistics out (RMSNorm has no mean: 0). */
@@ -258,11 +258,12 @@ static void f32_rmsnorm_forward(const ln_args *a)
 }
 
 /* Each lane of the sum of squares adds at most n/(4 W) + 4 terms (fma: one rounding each, the
- * square included), then two vector additions; the lanes in double. */
+ * square included), then two vector additions; the lanes in double. Taken at the narrowest W
+ * (SVE: 4, its count falls as W grows), so one figure holds at every vector length. */
 static double f32_rmsnorm_bound(size_t n, double kappa)
 {
     (void)kappa;
-    return ln_bound_rmsnorm((double)n / (4.0 * VF_W) + 6.0, 0x1p-24, 0x1p-24);
+    return ln_bound_rmsnorm((double)n / (4.0 * VF_W_MIN) + 6.0, 0x1p-24, 0x1p-24);
 }
 
 #define F32_RMSNORM_HOW                                                                                     \

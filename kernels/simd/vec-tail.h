@@ -3,11 +3,14 @@
 #ifndef LN_SIMD_VEC_TAIL_H
 #define LN_SIMD_VEC_TAIL_H
 
-/* The widths a kernel's bound must hold at: VD_W itself, unless the layer's width is a run-time
- * value (SVE), where it names the narrowest and the widest. */
+/* The widths a kernel's bound must hold at: VD_W (VF_W) itself, unless the layer's width is a
+ * run-time value (SVE), where it names the narrowest and the widest. */
 #ifndef VD_W_MIN
 #define VD_W_MIN VD_W
 #define VD_W_MAX VD_W
+#endif
+#ifndef VF_W_MIN
+#define VF_W_MIN VF_W
 #endif
 
 /* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */

@@ -17,9 +17,10 @@
 #include "dtype.h"
 #include "kernel.h"
 
-/* D and rows: SIMD tails (257; 1043: whole vectors and a part past the unrolled loops, between
- * two row-length thresholds), short rows, and rows past each row-length threshold's defaults. */
-static const size_t shapes[][2] = {{257, 9}, {1024, 6}, {1043, 6}, {4096, 5}, {8192, 4}, {16384, 3}};
+/* D and rows: SIMD tails (257; 1032: whole vectors past the 64-byte lines that streaming kernels
+ * store whole; 1043: whole vectors and a part past the unrolled loops, between two row-length
+ * thresholds), short rows, and rows past each row-length threshold's defaults. */
+static const size_t shapes[][2] = {{257, 9}, {1024, 6}, {1032, 5}, {1043, 6}, {4096, 5}, {8192, 4}, {16384, 3}};
 
 static const ln_kernel *const *all(size_t *n, size_t which)
 {

@@ -18,7 +18,9 @@
  * once per row; streaming, it also prefetches the group after into L2. Each row is summed and
  * each output computed the same way in any group, and dgamma, dbeta take the rows in order, so
  * the bits do not depend on the tunables (tests/test_tunables.c).
- * dx far larger than the caches goes out with non-temporal stores (no read-for-ownership).
+ * dx far larger than the caches goes out with non-temporal stores (no read-for-ownership). Where
+ * the next group's loads would fall at the page offsets of the stores to dx (rows a multiple of
+ * 4 KiB apart), dx's columns start a lag into the row (bwd_place: 4K aliasing).
  *
  * Rows whose fp32 quantities cannot be used (ln_bwd_f32_usable: a saved statistic beyond fp32,
  * an x - mean that overflowed) go to the double row ln_bwd_row_f64 at their turn, so dgamma and
@@ -60,9 +62,13 @@ LN_INLINE void bw_st(float *p, size_t i, size_t m, bv v, int stream)
 /* the sums in memory order */
 LN_INLINE bv bw_acc_ld(const float *p, size_t i, size_t m) { return bw_ld(p, i, m); }
 LN_INLINE void bw_acc_st(float *p, size_t i, size_t m, bv v) { bw_st(p, i, m, v, 0); }
-/* ordinary stores before the first vector-aligned dx; streaming needs rows of whole vectors (the
- * rows of a group then share one lead) */
-LN_INLINE size_t bw_stream_lead(const float *dx, size_t n) { return f32_stream_lead(dx, n); }
+/* ordinary stores before the first dx on a 64-byte line (whole lines stream: bwd_col); streaming
+ * needs rows of whole vectors (the rows of a group then share one lead) */
+LN_INLINE size_t bw_stream_lead(const float *dx, size_t n)
+{
+    const size_t lead = (64 - (uintptr_t)dx % 64) % 64 / sizeof(float);
+    return lead < n ? lead : n;
+}
 LN_INLINE int bw_can_stream(const float *dx, size_t n) { return (void)dx, n % VF_W == 0; }
 
 /* A row in double, dy xhat and dy added to the sums at their turn. */
@@ -213,20 +219,36 @@ typedef struct {
     bw_t *DX;
     float *dga, *dba;
     size_t n;
+    size_t lag; /* bwd_step's lag of dx's columns over the summed rows', and whether it */
+    int lines;  /* stores whole lines streaming (bwd_place) */
 } bwd_call;
 
-/* dx of the cnt rows (cnt <= GMAX, coefficients c) at x, dy, dx (rows n apart) at m elements of
- * column i: each vector of the dgamma, dbeta sums loaded and stored once for the group, taking
- * its rows in order (the bits of row by row). Pointers in locals: stores to dx cannot move them. */
+/* The steps of one 64-byte line of dx (bwd_col). */
+#define BWD_LINE_STEPS (BW_E * sizeof(bw_t) >= 64 ? 1 : 64 / (BW_E * sizeof(bw_t)))
+#define BWD_LINE_E (BWD_LINE_STEPS * BW_E)
+
+/* dx of the cnt rows (cnt <= GMAX, coefficients c) at x, dy, dx (rows n apart) at steps (1 or
+ * BWD_LINE_STEPS) steps of m elements from column i: each vector of the dgamma, dbeta sums loaded
+ * and stored once for the group, each column taking its rows in order (the bits of row by row),
+ * the rows one after the other, so that with BWD_LINE_STEPS each row's 64-byte line of dx is
+ * stored whole before the next row's (non-temporal stores alternating between rows' part-lines
+ * keep several write-combining buffers part-filled; bwd_place says where that costs). Pointers
+ * in locals: stores to dx cannot move them. */
 LN_INLINE void bwd_col(const bw_t *x, const bw_t *dy, bw_t *dx, const bw_t *gam, float *dga, float *dba, size_t n,
-                       size_t cnt, const bwd_coef *c, size_t i, size_t m, int has_g, int stream)
+                       size_t cnt, const bwd_coef *c, size_t i, size_t m, size_t steps, int has_g, int stream)
 {
-    bv ga = bw_acc_ld(dga, i, m), ba = bw_acc_ld(dba, i, m), gm = has_g ? bw_ld(gam, i, m) : ga;
-#define COL(q) \
-    if (q < cnt) bwd_dx_vec(x + q * n, dy + q * n, dx + q * n, gm, i, m, &c[q], &ga, &ba, has_g, stream);
+    bv ga[BWD_LINE_STEPS], ba[BWD_LINE_STEPS], gm[BWD_LINE_STEPS];
+    for (size_t s = 0; s < steps; s++) {
+        ga[s] = bw_acc_ld(dga, i + s * m, m), ba[s] = bw_acc_ld(dba, i + s * m, m);
+        gm[s] = has_g ? bw_ld(gam, i + s * m, m) : ga[s];
+    }
+#define COL(q)                             \
+    if (q < cnt)                           \
+        for (size_t s = 0; s < steps; s++) \
+            bwd_dx_vec(x + q * n, dy + q * n, dx + q * n, gm[s], i + s * m, m, &c[q], &ga[s], &ba[s], has_g, stream);
     BWD_ROWS(COL)
 #undef COL
-    bw_acc_st(dga, i, m, ga), bw_acc_st(dba, i, m, ba);
+    for (size_t s = 0; s < steps; s++) bw_acc_st(dga, i + s * m, m, ga[s]), bw_acc_st(dba, i + s * m, m, ba[s]);
 }
 
 /* Columns [i, end) of the group of cnt rows at row r. */
@@ -237,8 +259,8 @@ LN_INLINE void bwd_cols(const bwd_call *k, size_t r, size_t cnt, const bwd_coef 
     const bw_t *x = k->X + r * n, *dy = k->DY + r * n, *gam = k->gam;
     bw_t *dx = k->DX + r * n;
     float *dga = k->dga, *dba = k->dba;
-    for (; i + BW_E <= end; i += BW_E) bwd_col(x, dy, dx, gam, dga, dba, n, cnt, c, i, BW_E, has_g, stream);
-    if (i < end) bwd_col(x, dy, dx, gam, dga, dba, n, cnt, c, i, end - i, has_g, 0);
+    for (; i + BW_E <= end; i += BW_E) bwd_col(x, dy, dx, gam, dga, dba, n, cnt, c, i, BW_E, 1, has_g, stream);
+    if (i < end) bwd_col(x, dy, dx, gam, dga, dba, n, cnt, c, i, end - i, 1, has_g, 0);
 }
 
 LN_INLINE bv bwd_nmr(const bwd_call *k, size_t r)
@@ -288,16 +310,40 @@ LN_INLINE void bwd_step(const bwd_call *k, size_t r, size_t cnt, const bwd_coef 
     const size_t lead = stream ? bw_stream_lead(dx, n) : 0;
     if (lead) bwd_cols(k, r, cnt, c, 0, lead, has_g, 0);
     size_t i = lead, j = 0; /* i: the dx group's columns, j: the summed rows' */
-    for (; i + BW_E <= n; i += BW_E, j += BW_E) {
-        if (j % (64 / sizeof(bw_t)) == 0)
-            for (size_t q = 0; q < pf; q++) vec_prefetch_l2(x3 + q * n + j), vec_prefetch_l2(dy3 + q * n + j);
-        bwd_col(x, dy, dx, gam, dga, dba, n, cnt, c, i, BW_E, has_g, stream);
-        const bv g0 = has_g ? bw_ld(gam, j, BW_E) : one;
+    /* one step of the next group's sums at j, prefetching the group after at each line */
 #define SUM(q) \
     if (q < cnt2) bwd_sum_vec(x2 + q * n, dy2 + q * n, g0, j, BW_E, nmr##q, rs##q, &sg##q, &sx##q, has_g);
-        BWD_ROWS(SUM)
-#undef SUM
+#define SUMS_STEP()                                                                                            \
+    do {                                                                                                       \
+        if (j % (64 / sizeof(bw_t)) == 0)                                                                      \
+            for (size_t q = 0; q < pf; q++) vec_prefetch_l2(x3 + q * n + j), vec_prefetch_l2(dy3 + q * n + j); \
+        const bv g0 = has_g ? bw_ld(gam, j, BW_E) : one;                                                       \
+        BWD_ROWS(SUM)                                                                                          \
+    } while (0)
+    /* Steps of whole lines of dx (bwd_col; streaming, where k->lines), then single steps; the
+     * steps start k->lag into the row and wrap around (bwd_place). The step a constant in each
+     * loop, so that bwd_col's vectors stay in registers. */
+    const size_t start = i;
+#define STEPS(steps)                                                                      \
+    do {                                                                                  \
+        const size_t unit = (steps)*BW_E, lines = (n - i) / unit, end = i + lines * unit; \
+        size_t il = lines ? start + k->lag / unit % lines * unit : i;                     \
+        for (size_t l = 0; l < lines; l++) {                                              \
+            bwd_col(x, dy, dx, gam, dga, dba, n, cnt, c, il, BW_E, steps, has_g, stream); \
+            for (size_t s = 0; s < (steps); s++, j += BW_E) SUMS_STEP();                  \
+            if ((il += unit) == end) il = start;                                          \
+        }                                                                                 \
+        i = end;                                                                          \
+    } while (0)
+    if (stream && k->lines) STEPS(BWD_LINE_STEPS);
+    else STEPS(1);
+#undef STEPS
+    for (; i + BW_E <= n; i += BW_E, j += BW_E) {
+        bwd_col(x, dy, dx, gam, dga, dba, n, cnt, c, i, BW_E, 1, has_g, stream);
+        SUMS_STEP();
     }
+#undef SUMS_STEP
+#undef SUM
     bwd_cols(k, r, cnt, c, i, n, has_g, stream);
 #define REST(q) \
     if (q < cnt2) bwd_sums_from(x2 + q * n, dy2 + q * n, gam, n, j, nmr##q, rs##q, sg##q, sx##q, &s1[q], &s2[q], has_g);
@@ -366,6 +412,37 @@ static void bwd_pipelined(const bwd_call *k, size_t g, int stream)
     }
 }
 
+/* Where bwd_step puts its loads against its stores. A load at the page offset (the address mod
+ * 4 KiB) of an earlier store still in flight is taken for a possible dependence and waits for it
+ * (4K aliasing); non-temporal stores are long in draining. k->lag, in elements (whole lines): the
+ * smallest lag of dx's columns over the summed rows' that puts every load of the next group (x
+ * and dy of g rows) at least 512 bytes in page offset from the stores to this group's dx (else
+ * the farthest); 0 where nothing aliases, so gamma loads once for both loops. k->lines where at
+ * lag 0 every one of those loads aliased (rows a multiple of 4 KiB apart): streaming, bwd_step
+ * then stores dx a whole line at a time. Zen 3, D 4096 from memory, before: 2 GB/s; the lag
+ * alone, 6; with whole lines, 14. Where only some loads aliased (f16 D 1024), the lag alone
+ * serves and lines cost 20%. The offsets repeat from group to group, so one placement serves
+ * the call (lead: the columns bwd_step writes before its loop, streaming). */
+static void bwd_place(bwd_call *k, size_t g, size_t lead)
+{
+    const uintptr_t rb = k->n * sizeof(bw_t), page = 4096, dx = (uintptr_t)(k->DX + lead);
+    const uintptr_t src[2] = {(uintptr_t)k->X, (uintptr_t)k->DY};
+    size_t best = 0, best_d = 0;
+    for (uintptr_t lag = 0; lag < page && best_d < 512; lag += 64) {
+        size_t near = page, far = 0; /* the nearest and the farthest load from a store */
+        for (size_t s = 0; s < 2; s++)
+            for (size_t q = 0; q < g; q++)
+                for (size_t q2 = 0; q2 < g; q2++) {
+                    const uintptr_t off = (src[s] + (g + q2) * rb - dx - q * rb - lag) % page;
+                    const size_t d = off < page - off ? off : page - off;
+                    near = d < near ? d : near, far = d > far ? d : far;
+                }
+        if (!lag) k->lines = far < 512;
+        if (near > best_d) best_d = near, best = lag;
+    }
+    k->lag = best / sizeof(bw_t);
+}
+
 /* The tunables (kernel.h), in the order of norm_bwd_tunables. */
 enum { T_STREAM_MIN_BYTES, T_GROUP_ROWS, T_LONG_MIN_D, T_LONG_GROUP_ROWS, T_SERIAL_MAX_D };
 static const int bwd_group_values[] = {1, 2, 4};
@@ -392,11 +469,12 @@ static void norm_bwd_forward(const ln_args *a)
     float *acc = aligned_alloc(64, 2 * cols * sizeof *acc); /* the dgamma, dbeta sums */
     if (!acc) abort();
     memset(acc, 0, 2 * cols * sizeof *acc);
-    const bwd_call k = {a, a->x, a->dy, a->gamma, a->dx, acc, acc + cols, n};
     const ln_tunable *t = norm_bwd_tunables;
     const int stream =
         ln_tune_streams(a->rows, n, sizeof(bw_t), ln_param(a, t, T_STREAM_MIN_BYTES)) && bw_can_stream(a->dx, n);
     const int g = ln_param(a, t, n >= (size_t)ln_param(a, t, T_LONG_MIN_D) ? T_LONG_GROUP_ROWS : T_GROUP_ROWS);
+    bwd_call k = {a, a->x, a->dy, a->gamma, a->dx, acc, acc + cols, n, 0, 0};
+    bwd_place(&k, (size_t)g, stream ? bw_stream_lead(a->dx, n) : 0);
     const int serial_max_d = ln_param(a, t, T_SERIAL_MAX_D);
     if (a->rows && serial_max_d != LN_TUNE_OFF && n <= (size_t)serial_max_d) bwd_serial(&k, (size_t)g, stream);
     else if (a->rows) bwd_pipelined(&k, (size_t)g, stream);

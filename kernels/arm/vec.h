@@ -20,8 +20,8 @@
 /* SVE, vector-length agnostic: VF_W and VD_W are run-time values (svcntw(), svcntd()), so only
  * templates that keep vectors in named variables take it (SVE vectors are sizeless: no arrays of
  * them, no struct members, no `#if` on the width); f32-norm-bwd-accurate.h, f32-rmsnorm.h and
- * f32-rmsnorm-accurate.h are three. "part" loads
- * and stores are predicated (svwhilelt): nothing past the n elements is touched. */
+ * f32-rmsnorm-accurate.h are three. "part" loads and stores are predicated (svwhilelt): nothing
+ * past the n elements is touched. */
 #define LN_VEC_ISA (LN_ISA_NEON | LN_ISA_FP16 | LN_ISA_SVE)
 #define LN_VEC_NAME "sve"
 #define VEC_REGS 32 /* Z0-Z31 */

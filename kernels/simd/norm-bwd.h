@@ -64,11 +64,7 @@ LN_INLINE bv bw_acc_ld(const float *p, size_t i, size_t m) { return bw_ld(p, i, 
 LN_INLINE void bw_acc_st(float *p, size_t i, size_t m, bv v) { bw_st(p, i, m, v, 0); }
 /* ordinary stores before the first dx on a 64-byte line (whole lines stream: bwd_col); streaming
  * needs rows of whole vectors (the rows of a group then share one lead) */
-LN_INLINE size_t bw_stream_lead(const float *dx, size_t n)
-{
-    const size_t lead = (64 - (uintptr_t)dx % 64) % 64 / sizeof(float);
-    return lead < n ? lead : n;
-}
+LN_INLINE size_t bw_stream_lead(const float *dx, size_t n) { return vec_lead_to(dx, n, sizeof(float), 64); }
 LN_INLINE int bw_can_stream(const float *dx, size_t n) { return (void)dx, n % VF_W == 0; }
 
 /* A row in double, dy xhat and dy added to the sums at their turn. */
@@ -219,8 +215,8 @@ typedef struct {
     bw_t *DX;
     float *dga, *dba;
     size_t n;
-    size_t lag; /* bwd_step's lag of dx's columns over the summed rows', and whether it */
-    int lines;  /* stores whole lines streaming (bwd_place) */
+    size_t lag; /* bwd_step's lag of dx's columns over the summed rows' (bwd_place) */
+    int lines;  /* whether bwd_step, streaming, stores dx a whole line at a time (bwd_place) */
 } bwd_call;
 
 /* The steps of one 64-byte line of dx (bwd_col). */

@@ -16,12 +16,18 @@
 /* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */
 LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v))); }
 
-/* Elements of `size` bytes before the first vector-aligned address in y (at most n): the part
- * written with ordinary stores before the non-temporal ones. */
+/* Elements of `size` bytes before the first address in y aligned to `align` bytes (at most n). */
+LN_INLINE size_t vec_lead_to(const void *y, size_t n, size_t size, size_t align)
+{
+    const size_t lead = (align - (uintptr_t)y % align) % align / size;
+    return lead < n ? lead : n;
+}
+
+/* Elements before the first vector-aligned address in y: the part written with ordinary stores
+ * before the non-temporal ones. */
 LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)
 {
-    size_t v = VF_W * sizeof(float), lead = (v - (uintptr_t)y % v) % v / size;
-    return lead < n ? lead : n;
+    return vec_lead_to(y, n, size, VF_W * sizeof(float));
 }
 
 #endif

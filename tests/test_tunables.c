@@ -19,8 +19,12 @@
 
 /* D and rows: SIMD tails (257; 1032: whole vectors past the 64-byte lines that streaming kernels
  * store whole; 1043: whole vectors and a part past the unrolled loops, between two row-length
- * thresholds), short rows, and rows past each row-length threshold's defaults. */
-static const size_t shapes[][2] = {{257, 9}, {1024, 6}, {1032, 5}, {1043, 6}, {4096, 5}, {8192, 4}, {16384, 3}};
+ * thresholds), short rows, and rows past each row-length threshold's defaults. The arrays start
+ * on pages, so that rows a multiple of 4 KiB apart (1024, 4096: 16-bit 2048) and rows a little
+ * short of it (1000, 16-bit 2000) reach the kernels' placements against 4K aliasing; and 16-bit
+ * rows of 1000 do not all start on a 64-byte line. */
+static const size_t shapes[][2] = {{257, 9},  {1000, 5}, {1024, 6}, {1032, 5}, {1043, 6},
+                                   {2000, 4}, {4096, 5}, {8192, 4}, {16384, 3}};
 
 static const ln_kernel *const *all(size_t *n, size_t which)
 {
@@ -146,19 +150,20 @@ static void test_values_keep_bits(void **state)
             for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
                 bufs b = {.rows = shapes[s][1], .D = shapes[s][0], .size = ln_fmt(k->dtype)->size};
                 /* y, or dx and dgamma, dbeta; aligned_alloc wants a multiple of the alignment */
-                const size_t bytes = ((b.rows + 2) * b.D * b.size + 64 + 63) / 64 * 64;
-                b.x = aligned_alloc(64, bytes), b.g = malloc(b.D * b.size), b.b = malloc(b.D * b.size);
-                b.dy = aligned_alloc(64, bytes), b.mean = malloc(2 * b.rows * sizeof(double)), b.rstd = b.mean + b.rows;
-                char *y0 = aligned_alloc(64, bytes), *y1 = aligned_alloc(64, bytes);
+                const size_t bytes = ((b.rows + 2) * b.D * b.size + 64 + 4095) / 4096 * 4096;
+                b.x = aligned_alloc(4096, bytes), b.g = malloc(b.D * b.size), b.b = malloc(b.D * b.size);
+                b.dy = aligned_alloc(4096, bytes), b.mean = malloc(2 * b.rows * sizeof(double)),
+                b.rstd = b.mean + b.rows;
+                char *y0 = aligned_alloc(4096, bytes), *y1 = aligned_alloc(4096, bytes);
                 double *m0 = malloc(2 * b.rows * sizeof(double)), *r0 = m0 + b.rows;
                 double *m1 = malloc(2 * b.rows * sizeof(double)), *r1 = m1 + b.rows;
                 fill(&b, k->dtype, ln_op_is_backward(k->op));
                 /* the fused ops: r the rows of x in reverse order, and h, whose bits must not
                  * change either */
                 const int fused = !strcmp(ln_ops[k->op].roles[1].name, "r");
-                char *h0 = fused ? aligned_alloc(64, bytes) : NULL;
+                char *h0 = fused ? aligned_alloc(4096, bytes) : NULL;
                 if (fused) {
-                    b.r = aligned_alloc(64, bytes), b.h = aligned_alloc(64, bytes);
+                    b.r = aligned_alloc(4096, bytes), b.h = aligned_alloc(4096, bytes);
                     for (size_t e = 0; e < b.rows * b.D; e++)
                         memcpy((char *)b.r + e * b.size, (char *)b.x + (b.rows * b.D - 1 - e) * b.size, b.size);
                 }

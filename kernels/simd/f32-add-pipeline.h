@@ -43,15 +43,15 @@
  * caller widened to fp32: y is then the fp32 kernel's output rounded once, in one pass over
  * memory. add_x2 / add_y2: two vectors (one 16-bit block) of x at j, of y at i; add_h_first: the
  * first min(n, W) elements of h = x + r (the rest 0); add_y_lead: outputs before the first
- * streamed one; add_y_rest: outputs i..n-1 (y + i streamed where stream_y); add_y_row: a whole
+ * streamed one; add_y_rest: outputs i..n-1 (y + i streamed); add_y_row: a whole
  * row (coefficients c; a 16-bit row goes through the fp32 scratch row sy); add_y_fallback: a
  * row the norm cannot take in fp32 (likewise); add_x_row_from: h = x + r from j. */
 #ifndef ADD_HALF_DTYPE
 typedef float add_xy_t;
 LN_INLINE void add_x2(const float *x, size_t j, vf *a, vf *b) { *a = vf_load(x + j), *b = vf_load(x + j + VF_W); }
-LN_INLINE void add_y2(float *y, size_t i, vf a, vf b, int stream_y)
+LN_INLINE void add_y2(float *y, size_t i, vf a, vf b, int stream)
 {
-    (void)stream_y, vf_stream(y + i, a), vf_stream(y + i + VF_W, b);
+    (void)stream, vf_stream(y + i, a), vf_stream(y + i + VF_W, b);
 }
 LN_INLINE vf add_h_first(const float *x, const float *r, size_t m)
 {
@@ -65,9 +65,9 @@ LN_INLINE size_t add_y_lead(const float *s0, float *y, const float *g, const flo
     return i;
 }
 LN_INLINE void add_y_rest(const float *s0, float *y, const float *g, const float *b, size_t i, size_t n, add_vcoef vc,
-                          int has_g, int has_b, int stream_y)
+                          int has_g, int has_b)
 {
-    (void)stream_y, add_normalize_from(s0, y, g, b, i, n, vc, has_g, has_b);
+    add_normalize_from(s0, y, g, b, i, n, vc, has_g, has_b);
 }
 static void add_y_row(const float *s0, float *y, const float *g, const float *b, size_t n, add_coef c, float *sy)
 {
@@ -91,33 +91,46 @@ LN_INLINE void add_x2(const uint16_t *x, size_t j, vf *a, vf *b)
     const vf_pair v = half_block_in_order(ADD_HALF_DTYPE, half_block_load(ADD_HALF_DTYPE, x + j));
     *a = v.a, *b = v.b;
 }
-LN_INLINE void add_y2(uint16_t *y, size_t i, vf a, vf b, int stream_y)
+LN_INLINE void add_y2(uint16_t *y, size_t i, vf a, vf b, int stream)
 {
     half_block_store(ADD_HALF_DTYPE, y + i, half_block_of_order(ADD_HALF_DTYPE, (vf_pair){a, b}),
-                     stream_y ? HALF_STREAM_LINE : 0);
+                     stream ? HALF_STREAM_LINE : 0);
 }
 LN_INLINE vf add_h_first(const uint16_t *x, const float *r, size_t m)
 {
     return vf_add(half_block_in_order(ADD_HALF_DTYPE, half_block_load_part(ADD_HALF_DTYPE, x, m)).a,
                   vf_load_part(r, m));
 }
-/* 16-bit rows stream whole blocks from a 64-byte aligned row start (stream_y), no lead */
+/* Outputs i..e-1 (e - i <= ADD_Y_PART: under a line or a block) through fp32 scratch, rounded once */
+#define ADD_Y_PART (HB > 32 ? HB : 32)
+LN_INLINE void add_y_part(const float *s0, uint16_t *y, const float *g, const float *b, size_t i, size_t e,
+                          add_vcoef vc, int has_g, int has_b)
+{
+    float t[ADD_Y_PART] __attribute__((aligned(64)));
+    for (size_t k = 0; i + k < e; k += VF_W)
+        vf_store(t + k, add_part(s0, g, b, i + k, e - i - k < VF_W ? e - i - k : VF_W, vc, has_g, has_b));
+    mixed_narrow_run(ADD_HALF_DTYPE, t, y + i, e - i, 0);
+}
+/* 16-bit rows stream the blocks of the whole 64-byte lines they cover: the outputs before the
+ * first line through add_y_part, and the line the row ends in (shared with the next row's lead)
+ * with plain stores, as a line written by both kinds of stores costs about a fifth from memory
+ * (docs/simd.md). Rows that did not start on a line once stored every block plain: 2000-byte
+ * bf16 rows ran at 0.7-0.85x the 2048-byte ones from memory (Zen 3). */
 LN_INLINE size_t add_y_lead(const float *s0, uint16_t *y, const float *g, const float *b, size_t n, add_vcoef vc,
                             int has_g, int has_b)
 {
-    return (void)s0, (void)y, (void)g, (void)b, (void)n, (void)vc, (void)has_g, (void)has_b, 0;
+    const size_t i = vec_lead_to(y, n, sizeof *y, 64);
+    if (i) add_y_part(s0, y, g, b, 0, i, vc, has_g, has_b);
+    return i;
 }
 LN_INLINE void add_y_rest(const float *s0, uint16_t *y, const float *g, const float *b, size_t i, size_t n,
-                          add_vcoef vc, int has_g, int has_b, int stream_y)
+                          add_vcoef vc, int has_g, int has_b)
 {
+    const size_t past = (uintptr_t)(y + n) % 64 / sizeof *y, lines = n > past ? n - past : 0;
     for (; i + HB <= n; i += HB)
-        add_y2(y, i, add_out(s0, g, b, i, vc, has_g, has_b), add_out(s0, g, b, i + VF_W, vc, has_g, has_b), stream_y);
-    if (i < n) { /* under a block: its fp32 outputs through a block of scratch */
-        float t[HB] __attribute__((aligned(64)));
-        for (size_t k = 0; i + k < n; k += VF_W)
-            vf_store(t + k, add_part(s0, g, b, i + k, n - i - k < VF_W ? n - i - k : VF_W, vc, has_g, has_b));
-        mixed_narrow_run(ADD_HALF_DTYPE, t, y + i, n - i, 0);
-    }
+        add_y2(y, i, add_out(s0, g, b, i, vc, has_g, has_b), add_out(s0, g, b, i + VF_W, vc, has_g, has_b),
+               i + HB <= lines);
+    if (i < n) add_y_part(s0, y, g, b, i, n, vc, has_g, has_b);
 }
 static void add_y_row(const float *s0, uint16_t *y, const float *g, const float *b, size_t n, add_coef c, float *sy)
 {
@@ -136,18 +149,44 @@ LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float
 }
 #endif
 
+/* The columns of y that go before the loop: from its stream lead i, whole 64-byte lines of y
+ * until no load of row r+1 (x1, and r1 when of y's size: streams of another element size drift
+ * apart) falls in page offset within ADD_ALIAS_BYTES after a store to y just made. A load whose
+ * address matches an older in-flight store's in its low 12 bits waits for it (4K aliasing): where
+ * rows are a little short of a multiple of 4 KiB (fp32 D 1000, 1008), each load fell 96 or 64
+ * bytes behind the y stores and the pipeline ran at a third of its speed (docs/simd.md). Each
+ * jump clears one stream's window, so a few passes settle it; i if they do not, or past the row. */
+#define ADD_ALIAS_BYTES 512
+static size_t add_y_ahead(const add_xy_t *y, const add_xy_t *x1, const float *r1, size_t i, size_t n)
+{
+    const size_t size = sizeof(add_xy_t), unit = 64 / size, page = 4096;
+    const uintptr_t loads[2] = {(uintptr_t)x1, (uintptr_t)r1};
+    const size_t nl = size == sizeof(float) ? 2 : 1;
+    size_t l = i;
+    for (int pass = 0; pass < 4; pass++) {
+        int moved = 0;
+        for (size_t k = 0; k < nl; k++) {
+            const size_t back = ((uintptr_t)y + l * size - loads[k]) % page; /* the store a load meets */
+            if (back && back < ADD_ALIAS_BYTES) l += (ADD_ALIAS_BYTES - back + 63) / 64 * unit, moved = 1;
+        }
+        if (!moved) return l <= n ? l : i;
+    }
+    return i;
+}
+
 /* One loop over two rows: normalizes row r of h from the scratch row s into y (streamed) while
  * adding the next row x1 + r1 into h1 and over s, and taking its sums into *q. Element j of row
- * r+1 is stored after element j of row r is read (i >= j: i is ahead by y's stream lead), and the
- * rest of row r (add_y_rest) is read before the rest of row r+1 is written. No prefetch of the
- * row after: measured on add-rmsnorm, it made no difference here. */
+ * r+1 is stored after element j of row r is read (i >= j: i is ahead by y's stream lead and
+ * add_y_ahead's lines), and the rest of row r (add_y_rest) is read before the rest of row r+1 is
+ * written. No prefetch of the row after: measured on add-rmsnorm, it made no difference here. */
 LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const float *b, add_coef cf, const add_xy_t *x1,
-                                 const float *r1, float *h1, size_t n, add_sums *q, int stream_h, int stream_y,
-                                 int has_g, int has_b)
+                                 const float *r1, float *h1, size_t n, add_sums *q, int stream_h, int has_g, int has_b)
 {
     const add_vcoef vc = add_vcoef_of(cf);
     add_acc A = add_acc_start(add_h_first(x1, r1, n < VF_W ? n : VF_W), n < VF_W ? n : VF_W);
-    size_t i = add_y_lead(s, y, g, b, n, vc, has_g, has_b), j = 0; /* i walks row r and y, j row r+1 */
+    const size_t lead = add_y_lead(s, y, g, b, n, vc, has_g, has_b);
+    size_t i = add_y_ahead(y, x1, r1, lead, n), j = 0; /* i walks row r and y, j row r+1 */
+    if (i > lead) add_y_rest(s, y, g, b, lead, i, vc, has_g, has_b);
 #define H(c, d)                                        \
     do {                                               \
         vf_store(s + j + (c)*VF_W, d);                 \
@@ -162,7 +201,7 @@ LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const fl
         add_x2(x1, j + c * VF_W, &xa, &xb);                                     \
         H(c, vf_add(xa, vf_load(r1 + j + c * VF_W)));                           \
         H(c + 1, vf_add(xb, vf_load(r1 + j + (c + 1) * VF_W)));                 \
-        add_y2(y, i + c * VF_W, v0, v1, stream_y);                              \
+        add_y2(y, i + c * VF_W, v0, v1, 1);                                     \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         STAGE2(0);
@@ -170,7 +209,7 @@ LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const fl
     }
 #undef STAGE2
 #undef H
-    add_y_rest(s, y, g, b, i, n, vc, has_g, has_b, stream_y);
+    add_y_rest(s, y, g, b, i, n, vc, has_g, has_b);
     add_x_row_from(x1, r1, h1, s, j, n, stream_h);
     add_acc_finish(&A, s, n, j, q);
 }
@@ -203,8 +242,8 @@ static void add_norm_streaming(const ln_args *a, float *s, float *sy)
         if (ok) add_coef_stats(cf, &mean_out, &rstd_out);
         else add_y_fallback(a, &q, s, y, sy, &mean_out, &rstd_out); /* on the scratch copy of h */
         if (ok && r + 1 < rows) {
-            const int sh = h_streams(h1), stream_y = (uintptr_t)y % 64 == 0;
-#define CASE(G, B) add_pipeline_body(s, y, g, b, cf, x1, r1, h1, n, &q, sh, stream_y, G, B)
+            const int sh = h_streams(h1);
+#define CASE(G, B) add_pipeline_body(s, y, g, b, cf, x1, r1, h1, n, &q, sh, G, B)
             LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
         } else {

@@ -151,15 +151,14 @@ LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float
 
 /* The columns of y that go before the loop: from its stream lead i, whole 64-byte lines of y
  * until no load of row r+1 (x1, and r1 when of y's size: streams of another element size drift
- * apart) falls in page offset within ADD_ALIAS_BYTES after a store to y just made. A load whose
- * address matches an older in-flight store's in its low 12 bits waits for it (4K aliasing): where
- * rows are a little short of a multiple of 4 KiB (fp32 D 1000, 1008), each load fell 96 or 64
- * bytes behind the y stores and the pipeline ran at a third of its speed (docs/simd.md). Each
- * jump clears one stream's window, so a few passes settle it; i if they do not, or past the row. */
-#define ADD_ALIAS_BYTES 512
+ * apart) falls in page offset within VEC_ALIAS_BYTES after a store to y just made (4K aliasing,
+ * vec-tail.h): where rows are a little short of a multiple of 4 KiB (fp32 D 1000, 1008), each
+ * load fell 96 or 64 bytes behind the y stores and the pipeline ran at a third of its speed
+ * (docs/simd.md). Each jump clears one stream's window, so a few passes settle it; i if they do
+ * not, or past the row. */
 static size_t add_y_ahead(const add_xy_t *y, const add_xy_t *x1, const float *r1, size_t i, size_t n)
 {
-    const size_t size = sizeof(add_xy_t), unit = 64 / size, page = 4096;
+    const size_t size = sizeof(add_xy_t), unit = 64 / size, page = VEC_PAGE_BYTES;
     const uintptr_t loads[2] = {(uintptr_t)x1, (uintptr_t)r1};
     const size_t nl = size == sizeof(float) ? 2 : 1;
     size_t l = i;
@@ -167,7 +166,7 @@ static size_t add_y_ahead(const add_xy_t *y, const add_xy_t *x1, const float *r1
         int moved = 0;
         for (size_t k = 0; k < nl; k++) {
             const size_t back = ((uintptr_t)y + l * size - loads[k]) % page; /* the store a load meets */
-            if (back && back < ADD_ALIAS_BYTES) l += (ADD_ALIAS_BYTES - back + 63) / 64 * unit, moved = 1;
+            if (back && back < VEC_ALIAS_BYTES) l += (VEC_ALIAS_BYTES - back + 63) / 64 * unit, moved = 1;
         }
         if (!moved) return l <= n ? l : i;
     }

@@ -421,10 +421,10 @@ static void bwd_pipelined(const bwd_call *k, size_t g, int stream)
  * the call (lead: the columns bwd_step writes before its loop, streaming). */
 static void bwd_place(bwd_call *k, size_t g, size_t lead)
 {
-    const uintptr_t rb = k->n * sizeof(bw_t), page = 4096, dx = (uintptr_t)(k->DX + lead);
+    const uintptr_t rb = k->n * sizeof(bw_t), page = VEC_PAGE_BYTES, dx = (uintptr_t)(k->DX + lead);
     const uintptr_t src[2] = {(uintptr_t)k->X, (uintptr_t)k->DY};
     size_t best = 0, best_d = 0;
-    for (uintptr_t lag = 0; lag < page && best_d < 512; lag += 64) {
+    for (uintptr_t lag = 0; lag < page && best_d < VEC_ALIAS_BYTES; lag += 64) {
         size_t near = page, far = 0; /* the nearest and the farthest load from a store */
         for (size_t s = 0; s < 2; s++)
             for (size_t q = 0; q < g; q++)
@@ -433,7 +433,7 @@ static void bwd_place(bwd_call *k, size_t g, size_t lead)
                     const size_t d = off < page - off ? off : page - off;
                     near = d < near ? d : near, far = d > far ? d : far;
                 }
-        if (!lag) k->lines = far < 512;
+        if (!lag) k->lines = far < VEC_ALIAS_BYTES;
         if (near > best_d) best_d = near, best = lag;
     }
     k->lag = best / sizeof(bw_t);

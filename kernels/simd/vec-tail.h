@@ -23,6 +23,13 @@ LN_INLINE size_t vec_lead_to(const void *y, size_t n, size_t size, size_t align)
     return lead < n ? lead : n;
 }
 
+/* 4K aliasing: a load whose address matches an older in-flight store's in its low 12 bits waits
+ * for it. The streaming pipelines place their stores so that each load is at least
+ * VEC_ALIAS_BYTES in page offset from the stores just made (norm-bwd.h's bwd_place,
+ * f32-add-pipeline.h's add_y_ahead); Zen 3: 256 bytes ran at full speed, 64-128 at a third. */
+#define VEC_PAGE_BYTES 4096
+#define VEC_ALIAS_BYTES 512
+
 /* Elements before the first vector-aligned address in y: the part written with ordinary stores
  * before the non-temporal ones. */
 LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)

@@ -165,13 +165,14 @@ LN_INLINE void pipeline_body(const float *x, float *y, const void *g, const void
     vd s[2] = {vd_set1(0.0), vd_set1(0.0)}, q[2] = {s[0], s[0]};
     vd s0 = s[0], sh = s[0], q0 = s[0], qh = s[0];
     size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x and y, j walks xn */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     if (i) out_part(x, y, g, b, 0, i, k, rstd, c, has_g, has_b, wide);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
         if (pf) vec_prefetch_l2(pf + j); /* W floats: one line or half of one */
         if (has_next) dev_add_w(xn + j, kn, zk, &s0, &q0, &sh, &qh);
         vd lo = out_half(vd_load_f32(x + i), g, b, i, VD_W, k, rstd, c, has_g, has_b, wide, zk);
         vd hi = out_half(vd_load_f32(x + i + VD_W), g, b, i + VD_W, VD_W, k, rstd, c, has_g, has_b, wide, zk);
-        if (stream) vf_stream(y + i, vf_from_vd(lo, hi));
+        if (stream) vf_put(y, i, vf_from_vd(lo, hi), l, 1);
         else vd_store_f32(y + i, lo), vd_store_f32(y + i + VD_W, hi);
     }
     if (i < n) out_part(x, y, g, b, i, n - i, k, rstd, c, has_g, has_b, wide);

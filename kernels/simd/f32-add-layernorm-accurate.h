@@ -92,7 +92,8 @@ LN_INLINE vf add_part(const float *s0, const float *g, const float *b, size_t i,
 LN_INLINE void add_normalize_from(const float *s0, float *y, const float *g, const float *b, size_t i, size_t n,
                                   add_vcoef v, int has_g, int has_b)
 {
-    for (; i + VF_W <= n; i += VF_W) vf_stream(y + i, add_out(s0, g, b, i, v, has_g, has_b));
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
+    for (; i + VF_W <= n; i += VF_W) vf_put(y, i, add_out(s0, g, b, i, v, has_g, has_b), l, 1);
     if (i < n) vf_store_part(y + i, add_part(s0, g, b, i, n - i, v, has_g, has_b), n - i);
 }
 LN_INLINE void add_coef_stats(add_coef c, double *mean, double *rstd) { *mean = c.K + c.d, *rstd = c.rstd; }

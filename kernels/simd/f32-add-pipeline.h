@@ -51,7 +51,8 @@ typedef float add_xy_t;
 LN_INLINE void add_x2(const float *x, size_t j, vf *a, vf *b) { *a = vf_load(x + j), *b = vf_load(x + j + VF_W); }
 LN_INLINE void add_y2(float *y, size_t i, vf a, vf b, int stream)
 {
-    (void)stream, vf_stream(y + i, a), vf_stream(y + i + VF_W, b);
+    if (stream) vf_stream(y + i, a), vf_stream(y + i + VF_W, b);
+    else vf_store(y + i, a), vf_store(y + i + VF_W, b);
 }
 LN_INLINE vf add_h_first(const float *x, const float *r, size_t m)
 {
@@ -60,8 +61,11 @@ LN_INLINE vf add_h_first(const float *x, const float *r, size_t m)
 LN_INLINE size_t add_y_lead(const float *s0, float *y, const float *g, const float *b, size_t n, add_vcoef vc,
                             int has_g, int has_b)
 {
-    const size_t i = f32_stream_lead(y, n);
-    if (i) vf_store_part(y, add_part(s0, g, b, 0, i, vc, has_g, has_b), i);
+    const size_t i = vec_stream_lines(y, n, sizeof *y).lo;
+    for (size_t k = 0; k < i; k += VF_W) {
+        const size_t m = i - k < VF_W ? i - k : VF_W;
+        vf_store_part(y + k, add_part(s0, g, b, k, m, vc, has_g, has_b), m);
+    }
     return i;
 }
 LN_INLINE void add_y_rest(const float *s0, float *y, const float *g, const float *b, size_t i, size_t n, add_vcoef vc,
@@ -111,25 +115,24 @@ LN_INLINE void add_y_part(const float *s0, uint16_t *y, const float *g, const fl
         vf_store(t + k, add_part(s0, g, b, i + k, e - i - k < VF_W ? e - i - k : VF_W, vc, has_g, has_b));
     mixed_narrow_run(ADD_HALF_DTYPE, t, y + i, e - i, 0);
 }
-/* 16-bit rows stream the blocks of the whole 64-byte lines they cover: the outputs before the
- * first line through add_y_part, and the line the row ends in (shared with the next row's lead)
- * with plain stores, as a line written by both kinds of stores costs about a fifth from memory
- * (docs/simd.md). Rows that did not start on a line once stored every block plain: 2000-byte
- * bf16 rows ran at 0.7-0.85x the 2048-byte ones from memory (Zen 3). */
+/* 16-bit rows stream the blocks of the whole 64-byte lines they cover (vec_stream_lines): the
+ * outputs before the first line through add_y_part, and the line the row ends in (shared with the
+ * next row's lead) with plain stores. Rows that did not start on a line once stored every block
+ * plain: 2000-byte bf16 rows ran at 0.7-0.85x the 2048-byte ones from memory (Zen 3). */
 LN_INLINE size_t add_y_lead(const float *s0, uint16_t *y, const float *g, const float *b, size_t n, add_vcoef vc,
                             int has_g, int has_b)
 {
-    const size_t i = vec_lead_to(y, n, sizeof *y, 64);
+    const size_t i = vec_stream_lines(y, n, sizeof *y).lo;
     if (i) add_y_part(s0, y, g, b, 0, i, vc, has_g, has_b);
     return i;
 }
 LN_INLINE void add_y_rest(const float *s0, uint16_t *y, const float *g, const float *b, size_t i, size_t n,
                           add_vcoef vc, int has_g, int has_b)
 {
-    const size_t past = (uintptr_t)(y + n) % 64 / sizeof *y, lines = n > past ? n - past : 0;
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     for (; i + HB <= n; i += HB)
         add_y2(y, i, add_out(s0, g, b, i, vc, has_g, has_b), add_out(s0, g, b, i + VF_W, vc, has_g, has_b),
-               i + HB <= lines);
+               vec_on_lines(l, i, HB));
     if (i < n) add_y_part(s0, y, g, b, i, n, vc, has_g, has_b);
 }
 static void add_y_row(const float *s0, uint16_t *y, const float *g, const float *b, size_t n, add_coef c, float *sy)
@@ -145,7 +148,7 @@ static void add_y_fallback(const ln_args *a, const add_sums *q, const float *s0,
 }
 LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float *s, size_t j, size_t n, int stream_h)
 {
-    mixed_add_run(ADD_HALF_DTYPE, x + j, r + j, h + j, s + j, n - j, stream_h);
+    mixed_add_from(ADD_HALF_DTYPE, x, r, h, s, j, n, stream_h);
 }
 #endif
 
@@ -185,13 +188,15 @@ LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const fl
     add_acc A = add_acc_start(add_h_first(x1, r1, n < VF_W ? n : VF_W), n < VF_W ? n : VF_W);
     const size_t lead = add_y_lead(s, y, g, b, n, vc, has_g, has_b);
     size_t i = add_y_ahead(y, x1, r1, lead, n), j = 0; /* i walks row r and y, j row r+1 */
+    /* y + i is on a line: the loop streams y up to the row's last whole line, add_y_rest the rest */
+    const size_t end = vec_stream_lines(y, n, sizeof *y).hi;
+    const vec_lines lh = vec_stream_lines(h1, n, sizeof *h1);
     if (i > lead) add_y_rest(s, y, g, b, lead, i, vc, has_g, has_b);
-#define H(c, d)                                        \
-    do {                                               \
-        vf_store(s + j + (c)*VF_W, d);                 \
-        if (stream_h) vf_stream(h1 + j + (c)*VF_W, d); \
-        else vf_store(h1 + j + (c)*VF_W, d);           \
-        add_acc_step(&A, c, d);                        \
+#define H(c, d)                                    \
+    do {                                           \
+        vf_store(s + j + (c)*VF_W, d);             \
+        vf_put(h1, j + (c)*VF_W, d, lh, stream_h); \
+        add_acc_step(&A, c, d);                    \
     } while (0)
 #define STAGE2(c)                                                               \
     do {                                                                        \
@@ -202,7 +207,7 @@ LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const fl
         H(c + 1, vf_add(xb, vf_load(r1 + j + (c + 1) * VF_W)));                 \
         add_y2(y, i + c * VF_W, v0, v1, 1);                                     \
     } while (0)
-    for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
+    for (; i + 4 * VF_W <= end; i += 4 * VF_W, j += 4 * VF_W) {
         STAGE2(0);
         STAGE2(2);
     }

@@ -7,14 +7,14 @@
 #include "add-norm.h"
 #include "vec.h"
 
-/* Elements j..n-1 of h = x + r over one row, into h (non-temporal stores when stream_h: h then
- * vector-aligned) and into the scratch row s (plain stores; NULL: none). */
+/* Elements j..n-1 of h = x + r over one row, into h (non-temporal stores on its whole lines when
+ * stream_h: h then vector-aligned) and into the scratch row s (plain stores; NULL: none). */
 LN_INLINE void add_row_from(const float *x, const float *r, float *h, float *s, size_t j, size_t n, int stream_h)
 {
+    const vec_lines l = vec_stream_lines(h, n, sizeof *h);
     for (; j + VF_W <= n; j += VF_W) {
         vf v = vf_add(vf_load(x + j), vf_load(r + j));
-        if (stream_h) vf_stream(h + j, v);
-        else vf_store(h + j, v);
+        vf_put(h, j, v, l, stream_h);
         if (s) vf_store(s + j, v);
     }
     if (j < n) {

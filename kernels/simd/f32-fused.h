@@ -22,6 +22,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd), vmean1 = vf_set1(mean1);
     vf q0 = vf_set1(0.0f), q1 = q0, q2 = q0, q3 = q0, s0 = q0, s1 = q0, s2 = q0, s3 = q0;
     size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x0 and y, j walks x1 and x2 */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     if (i) vf_store_part(y, f32_norm_part(x0, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
 #define STAGES(k, q, s)                                                          \
     do {                                                                         \
@@ -29,8 +30,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
         vf d = vf_sub(vf_load(x1 + j + k * VF_W), vmean1);                       \
         q = vf_fma(d, d, q);                                                     \
         s = vf_add(s, vf_load(x2 + j + k * VF_W));                               \
-        if (stream) vf_stream(y + i + k * VF_W, v);                              \
-        else vf_store(y + i + k * VF_W, v);                                      \
+        vf_put(y, i + k * VF_W, v, l, stream);                                   \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)

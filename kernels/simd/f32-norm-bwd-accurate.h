@@ -112,7 +112,7 @@ LN_INLINE void bacc_dx_part(const float *x, const float *dy, float *dx, const fl
  * and in the same loop the sums of the next row xn, dyn (coefficients cn; none when xn is NULL)
  * into *s1, *s2, so the next row's loads from memory overlap this row's arithmetic; prefetches
  * the row after, pf and pf2 (or nothing: NULL), into L2, a line of each per 64 bytes. stream:
- * non-temporal stores of W floats from the first vector-aligned dx on. */
+ * non-temporal stores of W floats on dx's whole lines. */
 LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
                          size_t n, bacc_coef c, const float *xn, const float *dyn, bacc_coef cn, double *s1, double *s2,
                          const float *pf, const float *pf2, int has_g, int stream)
@@ -122,6 +122,7 @@ LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float
     const vd m = vd_set1(c.mean), r = vd_set1(c.rstd), ca = vd_set1(c.ca), cb = vd_set1(c.cb);
     const vd mn = vd_set1(cn.mean), rn = vd_set1(cn.rstd);
     size_t i = stream ? vec_stream_lead(dx, n, sizeof *dx) : 0, j = 0; /* i walks this row, j the next */
+    const vec_lines l = vec_stream_lines(dx, n, sizeof *dx);
     if (i) bacc_dx_part(x, dy, dx, gam, dga, dba, 0, i, m, r, ca, cb, has_g);
     for (; i + VF_W <= n; i += VF_W, j += VF_W) {
         if (pf && j % (64 / sizeof(float)) < VF_W) vec_prefetch_l2(pf + j), vec_prefetch_l2(pf2 + j);
@@ -131,8 +132,7 @@ LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float
         }
         vd lo = bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, m, r, ca, cb, has_g);
         vd hi = bacc_dx_half(x, dy, gam, dga, dba, i + VD_W, VD_W, m, r, ca, cb, has_g);
-        if (stream) vf_stream(dx + i, vf_from_vd(lo, hi));
-        else vf_store(dx + i, vf_from_vd(lo, hi));
+        vf_put(dx, i, vf_from_vd(lo, hi), l, stream);
     }
     bacc_dx_part(x, dy, dx, gam, dga, dba, i, n, m, r, ca, cb, has_g);
     if (xn) bacc_sums_from(xn, dyn, gam, n, j, mn, rn, sg0, sx0, sg1, sx1, s1, s2, has_g);

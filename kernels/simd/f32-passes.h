@@ -93,17 +93,15 @@ LN_INLINE vf f32_norm_part(const float *x, const float *g, const float *b, size_
  * per element (the subtraction, rstd * gamma, the fma). The gamma/beta presence flags are
  * compile-time constants at each call below, so the four variants have no branch inside.
  * stream: non-temporal stores from the first vector-aligned y on. */
-/* Elements i..n-1 of the normalization (with stream, y + i must be vector-aligned): the tail
+/* Elements i..n-1 of the normalization (with stream, y + i must be vector-aligned; whole lines
+ * stream): the tail
  * of f32_normalize_body and of the row pipelines, which normalize the bulk of a row fused with
  * other rows' sums. */
 LN_INLINE void f32_normalize_from(const float *x, float *y, const float *g, const float *b, size_t i, size_t n,
                                   vf vmean, vf vrstd, int has_g, int has_b, int stream)
 {
-    for (; i + VF_W <= n; i += VF_W) {
-        vf v = f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b);
-        if (stream) vf_stream(y + i, v);
-        else vf_store(y + i, v);
-    }
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
+    for (; i + VF_W <= n; i += VF_W) vf_put(y, i, f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b), l, stream);
     if (i < n) vf_store_part(y + i, f32_norm_part(x, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
 }
 

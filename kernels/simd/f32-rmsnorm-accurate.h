@@ -60,25 +60,25 @@ LN_INLINE vd racc_part(const float *x, const float *g, const float *b, size_t i,
 }
 
 /* Outputs i..n-1 of a row, prefetching pf (or nothing: NULL) into L2, one line per 64 bytes of
- * x; stream: non-temporal stores (y + i then vector-aligned). */
+ * x; stream: non-temporal stores (y + i then vector-aligned) on y's whole lines. */
 LN_INLINE void racc_normalize_from(const float *x, float *y, const float *g, const float *b, size_t i, size_t n, vd vr,
                                    const float *pf, int has_g, int has_b, int stream)
 {
+    const size_t e = stream ? vec_stream_lines(y, n, sizeof *y).hi : 0; /* i then on a line */
     for (; i + VD_W <= n; i += VD_W) {
         if (pf && i % (64 / sizeof(float)) < VD_W) vec_prefetch_l2(pf + i);
-        vd v = racc_vec(x, g, b, i, vr, has_g, has_b);
-        if (stream) vd_stream_f32(y + i, v);
-        else vd_store_f32(y + i, v);
+        if (i + VD_W <= e) vd_stream_f32(y + i, racc_vec(x, g, b, i, vr, has_g, has_b));
+        else vd_store_f32(y + i, racc_vec(x, g, b, i, vr, has_g, has_b));
     }
     if (i < n) vd_store_f32_part(y + i, racc_part(x, g, b, i, n - i, vr, has_g, has_b), n - i);
 }
 
-/* The outputs before the first vector-aligned y (streaming only), with plain stores; returns
- * their count. */
+/* The outputs before y's first whole line (streaming only), with plain stores; returns their
+ * count. */
 LN_INLINE size_t racc_lead(const float *x, float *y, const float *g, const float *b, size_t n, vd vr, int has_g,
                            int has_b, int stream)
 {
-    const size_t lead = stream ? f32_stream_lead(y, n) : 0;
+    const size_t lead = stream ? vec_stream_lines(y, n, sizeof *y).lo : 0;
     size_t i = 0;
     for (; i + VD_W <= lead; i += VD_W) vd_store_f32(y + i, racc_vec(x, g, b, i, vr, has_g, has_b));
     if (i < lead) vd_store_f32_part(y + i, racc_part(x, g, b, i, lead - i, vr, has_g, has_b), lead - i);
@@ -103,7 +103,8 @@ LN_INLINE void racc_pipeline_body(const float *x0, float *y, const float *g, con
     const vd vr = vd_set1(rstd), z = vd_set1(0.0);
     vd a0 = z, a1 = z, a2 = z, a3 = z;
     size_t i = racc_lead(x0, y, g, b, n, vr, has_g, has_b, stream), j = 0; /* i walks x0 and y, j x1 */
-    for (; i + 4 * VD_W <= n; i += 4 * VD_W, j += 4 * VD_W) {
+    const size_t e = stream ? vec_stream_lines(y, n, sizeof *y).hi : n;    /* rows end in racc_normalize_from */
+    for (; i + 4 * VD_W <= e; i += 4 * VD_W, j += 4 * VD_W) {
         for (size_t c = 0; c < 4 * VD_W; c += VD_W) {
             vd v = racc_vec(x0, g, b, i + c, vr, has_g, has_b);
             if (stream) vd_stream_f32(y + i + c, v);

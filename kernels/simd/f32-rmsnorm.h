@@ -77,15 +77,14 @@ LN_INLINE vf rms_part(const float *x, const float *g, const float *b, size_t i, 
     return has_b ? vf_fma(vf_load_part(x + i, m), s, vf_load_part(b + i, m)) : vf_mul(vf_load_part(x + i, m), s);
 }
 
-/* Outputs i..n-1 (streaming: y + i vector-aligned), prefetching pf + i (or nothing: NULL). */
+/* Outputs i..n-1 (streaming: y + i vector-aligned, whole lines streamed), prefetching pf + i (or nothing: NULL). */
 LN_INLINE void rms_normalize_from(const float *x, float *y, const float *g, const float *b, size_t i, size_t n, vf vr,
                                   const float *pf, int has_g, int has_b, int stream)
 {
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     for (; i + VF_W <= n; i += VF_W) {
         if (pf && i % (64 / sizeof(float)) < VF_W) vec_prefetch_l2(pf + i);
-        vf v = rms_vec(x, g, b, i, vr, has_g, has_b);
-        if (stream) vf_stream(y + i, v);
-        else vf_store(y + i, v);
+        vf_put(y, i, rms_vec(x, g, b, i, vr, has_g, has_b), l, stream);
     }
     if (i < n) vf_store_part(y + i, rms_part(x, g, b, i, n - i, vr, has_g, has_b), n - i);
 }
@@ -125,13 +124,13 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     const vf vr = vf_set1(rstd), z = vf_set1(0.0f);
     vf q0 = z, q1 = z, q2 = z, q3 = z;
     size_t i = rms_lead(x0, y, g, b, n, vr, has_g, has_b, stream), j = 0; /* i walks x0 and y, j walks x1 */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
 #define STAGE(c)                                                  \
     do {                                                          \
         vf v = rms_vec(x0, g, b, i + c * VF_W, vr, has_g, has_b); \
         vf d = vf_load(x1 + j + c * VF_W);                        \
         q##c = vf_fma(d, d, q##c);                                \
-        if (stream) vf_stream(y + i + c * VF_W, v);               \
-        else vf_store(y + i + c * VF_W, v);                       \
+        vf_put(y, i + c * VF_W, v, l, stream);                    \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)

@@ -69,6 +69,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd), k = vf_set1(K1);
     vf z = vf_set1(0.0f), s[4] = {z, z, z, z}, q[4] = {z, z, z, z};
     size_t i = stream ? f32_stream_lead(y, n) : 0, j = 0; /* i walks x0 and y, j walks x1 */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     if (i) vf_store_part(y, f32_norm_part(x0, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
 #define STAGES(c)                                                                \
     do {                                                                         \
@@ -76,8 +77,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
         vf d = vf_sub(vf_load(x1 + j + c * VF_W), k);                            \
         s[c] = vf_add(s[c], d);                                                  \
         q[c] = vf_fma(d, d, q[c]);                                               \
-        if (stream) vf_stream(y + i + c * VF_W, v);                              \
-        else vf_store(y + i + c * VF_W, v);                                      \
+        vf_put(y, i + c * VF_W, v, l, stream);                                   \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
         if (pf)
@@ -264,6 +264,7 @@ static void chunked_row(const float *x, float *y, const float *g, const float *b
     vf s[4] = {z, z, z, z}, q[4] = {z, z, z, z};
     const size_t lead = f32_stream_lead(y, n), nsum = n / (4 * VF_W) * (4 * VF_W);
     size_t i = lead, p = 0; /* i walks x and y, p the prefetched row */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     if (i) vf_store_part(y, f32_norm_part(x, g, b, 0, i, vmean, vrstd, 1, 1), i);
     for (size_t j = 0; j < n; j += CHUNK) {
         const size_t je = j + CHUNK < nsum ? j + CHUNK : nsum, ie = j + CHUNK < n ? j + CHUNK : n;
@@ -274,7 +275,7 @@ static void chunked_row(const float *x, float *y, const float *g, const float *b
         }
         for (; i + VF_W <= ie; i += VF_W) { /* a line prefetched every 32 floats normalized */
             if (pf && (i - lead) % 32 == 32 - VF_W) vec_prefetch_l2(pf + p), p += 16;
-            vf_stream(y + i, norm_pair_vec(x, gb, i, 2 * (i - lead), vmean, vrstd));
+            vf_put(y, i, norm_pair_vec(x, gb, i, 2 * (i - lead), vmean, vrstd), l, 1);
         }
     }
     if (i < n) vf_store_part(y + i, f32_norm_part(x, g, b, i, n - i, vmean, vrstd, 1, 1), n - i);
@@ -356,11 +357,12 @@ LN_INLINE void normalize_prefetch_body(const float *x, float *y, const float *g,
 {
     const vf vmean = vf_set1(mean), vrstd = vf_set1(rstd);
     size_t i = f32_stream_lead(y, n);
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     if (i) vf_store_part(y, f32_norm_part(x, g, b, 0, i, vmean, vrstd, has_g, has_b), i);
     for (size_t k = 0; i + VF_W <= n; i += VF_W, k += 2 * VF_W) {
         if (pf) vec_prefetch_l2(pf + i);
         vf v = pairs ? norm_pair_vec(x, gb, i, k, vmean, vrstd) : f32_norm_vec(x, g, b, i, vmean, vrstd, has_g, has_b);
-        vf_stream(y + i, v);
+        vf_put(y, i, v, l, 1);
     }
     if (i < n) vf_store_part(y + i, f32_norm_part(x, g, b, i, n - i, vmean, vrstd, has_g, has_b), n - i);
 }

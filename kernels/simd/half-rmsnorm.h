@@ -93,11 +93,12 @@ LN_INLINE void hrms_part(ln_dtype t, const uint16_t *x, uint16_t *y, const uint1
                           k);
 }
 
-/* Outputs i..n-1 (streaming: y + i vector-aligned). */
+/* Outputs i..n-1 (streaming: y + i vector-aligned, whole lines streamed). */
 LN_INLINE void hrms_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
                                    hwide w, size_t i, size_t n, vf vr, int has_g, int has_b, int wide, int stream)
 {
-    for (; i + HB <= n; i += HB) hrms_block(t, x, y, g, b, w, i, vr, has_g, has_b, wide, stream);
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
+    for (; i + HB <= n; i += HB) hrms_block(t, x, y, g, b, w, i, vr, has_g, has_b, wide, half_stream_at(l, i, stream));
     if (i < n) hrms_part(t, x, y, g, b, i, n - i, vr, has_g, has_b);
 }
 
@@ -139,10 +140,11 @@ LN_INLINE void hrms_pipeline_body(ln_dtype t, const uint16_t *x0, uint16_t *y, c
     const vf vr = vf_set1(rstd);
     four_sums q = four_sums_zero();
     size_t i = hrms_lead(t, x0, y, g, b, n, vr, has_g, has_b, stream), j = 0; /* i walks x0 and y, j walks x1 */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
-        hrms_block(t, x0, y, g, b, w, i, vr, has_g, has_b, wide, stream);
-        hrms_block(t, x0, y, g, b, w, i + HB, vr, has_g, has_b, wide, stream);
+        hrms_block(t, x0, y, g, b, w, i, vr, has_g, has_b, wide, half_stream_at(l, i, stream));
+        hrms_block(t, x0, y, g, b, w, i + HB, vr, has_g, has_b, wide, half_stream_at(l, i + HB, stream));
         hrms_sq_step(&q, half_block_load(t, x1 + j), half_block_load(t, x1 + j + HB));
     }
     hrms_normalize_from(t, x0, y, g, b, w, i, n, vr, has_g, has_b, wide, stream);

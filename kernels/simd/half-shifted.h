@@ -91,6 +91,7 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
     const vf k = vf_set1(K1);
     four_sums s = four_sums_zero(), q = four_sums_zero();
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
@@ -100,12 +101,13 @@ LN_INLINE void half_shifted_pipeline_body(ln_dtype t, const uint16_t *x0, uint16
          * 1024-2048 (docs/lowp.md) */
         vf_pair v1, w1;
         if (!stream) v1 = half_block_load(t, x1 + j), w1 = half_block_load(t, x1 + j + HB);
+        const int st0 = half_stream_at(l, i, stream), st1 = half_stream_at(l, i + HB, stream);
         if (wide) {
-            half_norm_block_wide(t, x0, y, w, i, c, has_g, has_b, stream);
-            half_norm_block_wide(t, x0, y, w, i + HB, c, has_g, has_b, stream);
+            half_norm_block_wide(t, x0, y, w, i, c, has_g, has_b, st0);
+            half_norm_block_wide(t, x0, y, w, i + HB, c, has_g, has_b, st1);
         } else {
-            half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
-            half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
+            half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, st0);
+            half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, st1);
         }
         if (stream) v1 = half_block_load(t, x1 + j), w1 = half_block_load(t, x1 + j + HB);
         shifted_step(&s, &q, v1, w1, k);
@@ -211,20 +213,22 @@ static const ln_tunable half_shifted_tunables[] = {
 #endif
 };
 
-/* The block of outputs at element i of rows x0 and x1 (constants c0, c1). */
+/* The block of outputs at element i of rows x0 and x1 (constants c0, c1), each row's stores as
+ * half_stream_at gives them for its whole lines l0, l1. */
 LN_INLINE void half_norm_pair_block(ln_dtype t, const uint16_t *x0, const uint16_t *x1, uint16_t *y0, uint16_t *y1,
                                     const uint16_t *g, const uint16_t *b, size_t i, hconst c0, hconst c1, int has_g,
-                                    int has_b, int epi, int stream)
+                                    int has_b, int epi, vec_lines l0, vec_lines l1, int stream)
 {
+    const int st0 = half_stream_at(l0, i, stream), st1 = half_stream_at(l1, i, stream);
     if (epi != HALF_EPI_F32) { /* the f16 epilogue does not widen gamma and beta */
-        half_norm_block(t, x0, y0, g, b, i, c0, has_g, has_b, epi, stream);
-        half_norm_block(t, x1, y1, g, b, i, c1, has_g, has_b, epi, stream);
+        half_norm_block(t, x0, y0, g, b, i, c0, has_g, has_b, epi, st0);
+        half_norm_block(t, x1, y1, g, b, i, c1, has_g, has_b, epi, st1);
         return;
     }
     const vf_pair none = {vf_set1(0.0f), vf_set1(0.0f)};
     const vf_pair gv = has_g ? half_block_load(t, g + i) : none, bv = has_b ? half_block_load(t, b + i) : none;
-    half_block_store(t, y0 + i, half_norm(half_block_load(t, x0 + i), gv, bv, c0, has_g, has_b, epi), stream);
-    half_block_store(t, y1 + i, half_norm(half_block_load(t, x1 + i), gv, bv, c1, has_g, has_b, epi), stream);
+    half_block_store(t, y0 + i, half_norm(half_block_load(t, x0 + i), gv, bv, c0, has_g, has_b, epi), st0);
+    half_block_store(t, y1 + i, half_norm(half_block_load(t, x1 + i), gv, bv, c1, has_g, has_b, epi), st1);
 }
 
 /* Normalizes rows x0 and x1 = x0 + n into y0 and y0 + n and takes the shifted sums of x2 and
@@ -241,6 +245,7 @@ LN_INLINE void half_shifted_pair_body(ln_dtype t, const uint16_t *x0, uint16_t *
     const vf k2 = vf_set1(K2), k3 = vf_set1(K3);
     four_sums sa = four_sums_zero(), qa = four_sums_zero(), sb = four_sums_zero(), qb = four_sums_zero();
     size_t i = half_stream_lead(y0, n, stream), j = 0; /* i walks x0, x1, y0, y1; j walks x2, x3 */
+    const vec_lines l0 = vec_stream_lines(y0, n, sizeof *y0), l1 = vec_stream_lines(y1, n, sizeof *y1);
     if (i) {
         half_norm_part(t, x0, y0, g, b, 0, i, c0, has_g, has_b, epi);
         half_norm_part(t, x1, y1, g, b, 0, i, c1, has_g, has_b, epi);
@@ -250,8 +255,8 @@ LN_INLINE void half_shifted_pair_body(ln_dtype t, const uint16_t *x0, uint16_t *
             HB_PREFETCH2(pf + j);
             HB_PREFETCH2(pf + n + j);
         }
-        half_norm_pair_block(t, x0, x1, y0, y1, g, b, i, c0, c1, has_g, has_b, epi, stream);
-        half_norm_pair_block(t, x0, x1, y0, y1, g, b, i + HB, c0, c1, has_g, has_b, epi, stream);
+        half_norm_pair_block(t, x0, x1, y0, y1, g, b, i, c0, c1, has_g, has_b, epi, l0, l1, stream);
+        half_norm_pair_block(t, x0, x1, y0, y1, g, b, i + HB, c0, c1, has_g, has_b, epi, l0, l1, stream);
         shifted_step(&sa, &qa, half_block_load(t, x2 + j), half_block_load(t, x2 + j + HB), k2);
         shifted_step(&sb, &qb, half_block_load(t, x3 + j), half_block_load(t, x3 + j + HB), k3);
     }

@@ -235,12 +235,20 @@ LN_INLINE void half_norm_block_wide(ln_dtype t, const uint16_t *x, uint16_t *y, 
     half_block_store(t, y + i, half_norm(half_block_load(t, x + i), gv, bv, c, has_g, has_b, HALF_EPI_F32), stream);
 }
 
-/* Outputs i..n-1 (with stream, y + i must be vector-aligned): the rest of a row whose bulk a
- * row pipeline normalized, or all of it. */
+/* half_block_store's stream argument for the block at element i of a row whose whole lines are l
+ * (vec_stream_lines): stream on them, ordinary stores elsewhere. */
+LN_INLINE int half_stream_at(vec_lines l, size_t i, int stream)
+{
+    return stream && vec_on_lines(l, i, HB) ? stream : 0;
+}
+
+/* Outputs i..n-1 (with stream, y + i must be vector-aligned; whole lines stream): the rest of a
+ * row whose bulk a row pipeline normalized, or all of it. */
 LN_INLINE void half_normalize_from(ln_dtype t, const uint16_t *x, uint16_t *y, const uint16_t *g, const uint16_t *b,
                                    size_t i, size_t n, hconst c, int has_g, int has_b, int epi, int stream)
 {
-    for (; i + HB <= n; i += HB) half_norm_block(t, x, y, g, b, i, c, has_g, has_b, epi, stream);
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
+    for (; i + HB <= n; i += HB) half_norm_block(t, x, y, g, b, i, c, has_g, has_b, epi, half_stream_at(l, i, stream));
     if (i < n) half_norm_part(t, x, y, g, b, i, n - i, c, has_g, has_b, epi);
 }
 
@@ -332,11 +340,12 @@ LN_INLINE void half_pipeline3_body(ln_dtype t, const uint16_t *x0, uint16_t *y, 
     const vf m1 = vf_set1(mean1);
     four_sums q = four_sums_zero(), s = four_sums_zero();
     size_t i = half_stream_lead(y, n, stream), j = 0; /* i walks x0 and y, j walks x1 and x2 */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
     if (i) half_norm_part(t, x0, y, g, b, 0, i, c, has_g, has_b, epi);
     for (; i + 2 * HB <= n; i += 2 * HB, j += 2 * HB) {
         if (pf) HB_PREFETCH2(pf + j);
-        half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, stream);
-        half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, stream);
+        half_norm_block(t, x0, y, g, b, i, c, has_g, has_b, epi, half_stream_at(l, i, stream));
+        half_norm_block(t, x0, y, g, b, i + HB, c, has_g, has_b, epi, half_stream_at(l, i + HB, stream));
         sq_step(&q, half_block_load(t, x1 + j), half_block_load(t, x1 + j + HB), m1);
         sum_step(&s, half_block_load(t, x2 + j), half_block_load(t, x2 + j + HB));
     }

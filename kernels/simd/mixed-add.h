@@ -11,21 +11,21 @@
 
 /* ln_mixed_add_fn over the layer: one block of HB elements, put in memory order
  * (half_block_in_order), is two fp32 vectors of r and h. */
-LN_INLINE void mixed_put(float *h, float *s, size_t j, vf v, int stream)
+LN_INLINE void mixed_put(float *h, float *s, size_t j, vf v, vec_lines l, int stream)
 {
-    if (stream) vf_stream(h + j, v);
-    else vf_store(h + j, v);
+    vf_put(h, j, v, l, stream);
     if (s) vf_store(s + j, v);
 }
 
-static inline void mixed_add_run(ln_dtype t, const uint16_t *x, const float *r, float *h, float *s, size_t n,
-                                 int stream)
+/* Elements j..n-1 of a run of n (h non-temporal on its whole lines when stream). */
+LN_INLINE void mixed_add_from(ln_dtype t, const uint16_t *x, const float *r, float *h, float *s, size_t j, size_t n,
+                              int stream)
 {
-    size_t j = 0;
+    const vec_lines l = vec_stream_lines(h, n, sizeof *h);
     for (; j + HB <= n; j += HB) {
         const vf_pair v = half_block_in_order(t, half_block_load(t, x + j));
-        mixed_put(h, s, j, vf_add(v.a, vf_load(r + j)), stream);
-        mixed_put(h, s, j + VF_W, vf_add(v.b, vf_load(r + j + VF_W)), stream);
+        mixed_put(h, s, j, vf_add(v.a, vf_load(r + j)), l, stream);
+        mixed_put(h, s, j + VF_W, vf_add(v.b, vf_load(r + j + VF_W)), l, stream);
     }
     if (j < n) { /* the tail: the block's first m elements, its two halves in turn */
         const size_t m = n - j, ma = m < VF_W ? m : VF_W;
@@ -39,6 +39,12 @@ static inline void mixed_add_run(ln_dtype t, const uint16_t *x, const float *r, 
             if (s) vf_store_part(s + j + VF_W, b, m - VF_W);
         }
     }
+}
+
+static inline void mixed_add_run(ln_dtype t, const uint16_t *x, const float *r, float *h, float *s, size_t n,
+                                 int stream)
+{
+    mixed_add_from(t, x, r, h, s, 0, n, stream);
 }
 
 /* ln_mixed_narrow_fn over the layer: y streams when asked and 64-byte aligned; asked, the fence

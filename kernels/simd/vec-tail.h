@@ -42,8 +42,8 @@ LN_INLINE size_t vec_stream_lead(const void *y, size_t n, size_t size)
  * line-aligned) cost up to a third of the bandwidth on Zen 3 (docs/simd.md, "Lines written by two
  * kinds of store"). vec_lines: the elements [lo, hi) of a row y[0..n) that lie on its whole lines;
  * a vector of w elements at i streams when it lies inside (vec_on_lines, vf_put), else it is
- * stored plain. Loops where a test per store cost 5-15% (the fused pipeline's y) start at lo and
- * stop at hi instead. */
+ * stored plain. Loops where a test per store cost about a tenth (the fused pipeline's y) start at
+ * lo and stop at hi instead. */
 #define VEC_LINE_BYTES 64
 typedef struct {
     size_t lo, hi;

@@ -42,8 +42,8 @@
  * once as it is stored, through the 16-bit block layer (half-vec.h), with gamma and beta rows the
  * caller widened to fp32: y is then the fp32 kernel's output rounded once, in one pass over
  * memory. add_x2 / add_y2: two vectors (one 16-bit block) of x at j, of y at i; add_h_first: the
- * first min(n, W) elements of h = x + r (the rest 0); add_y_lead: outputs before the first
- * streamed one; add_y_rest: outputs i..n-1 (y + i streamed); add_y_row: a whole
+ * first min(n, W) elements of h = x + r (the rest 0); add_y_rest: outputs i..n-1 of a row of n,
+ * non-temporal on the row's whole lines (y + i vector-aligned); add_y_row: a whole
  * row (coefficients c; a 16-bit row goes through the fp32 scratch row sy); add_y_fallback: a
  * row the norm cannot take in fp32 (likewise); add_x_row_from: h = x + r from j. */
 #ifndef ADD_HALF_DTYPE
@@ -57,16 +57,6 @@ LN_INLINE void add_y2(float *y, size_t i, vf a, vf b, int stream)
 LN_INLINE vf add_h_first(const float *x, const float *r, size_t m)
 {
     return vf_add(vf_load_part(x, m), vf_load_part(r, m));
-}
-LN_INLINE size_t add_y_lead(const float *s0, float *y, const float *g, const float *b, size_t n, add_vcoef vc,
-                            int has_g, int has_b)
-{
-    const size_t i = vec_stream_lines(y, n, sizeof *y).lo;
-    for (size_t k = 0; k < i; k += VF_W) {
-        const size_t m = i - k < VF_W ? i - k : VF_W;
-        vf_store_part(y + k, add_part(s0, g, b, k, m, vc, has_g, has_b), m);
-    }
-    return i;
 }
 LN_INLINE void add_y_rest(const float *s0, float *y, const float *g, const float *b, size_t i, size_t n, add_vcoef vc,
                           int has_g, int has_b)
@@ -115,17 +105,10 @@ LN_INLINE void add_y_part(const float *s0, uint16_t *y, const float *g, const fl
         vf_store(t + k, add_part(s0, g, b, i + k, e - i - k < VF_W ? e - i - k : VF_W, vc, has_g, has_b));
     mixed_narrow_run(ADD_HALF_DTYPE, t, y + i, e - i, 0);
 }
-/* 16-bit rows stream the blocks of the whole 64-byte lines they cover (vec_stream_lines): the
- * outputs before the first line through add_y_part, and the line the row ends in (shared with the
- * next row's lead) with plain stores. Rows that did not start on a line once stored every block
- * plain: 2000-byte bf16 rows ran at 0.7-0.85x the 2048-byte ones from memory (Zen 3). */
-LN_INLINE size_t add_y_lead(const float *s0, uint16_t *y, const float *g, const float *b, size_t n, add_vcoef vc,
-                            int has_g, int has_b)
-{
-    const size_t i = vec_stream_lines(y, n, sizeof *y).lo;
-    if (i) add_y_part(s0, y, g, b, 0, i, vc, has_g, has_b);
-    return i;
-}
+/* 16-bit rows stream the blocks of the whole 64-byte lines they cover (vec_stream_lines), and the
+ * line the row ends in (shared with the next row's lead) takes plain stores. Rows that did not
+ * start on a line once stored every block plain: 2000-byte bf16 rows ran at 0.7-0.85x the
+ * 2048-byte ones from memory (Zen 3). */
 LN_INLINE void add_y_rest(const float *s0, uint16_t *y, const float *g, const float *b, size_t i, size_t n,
                           add_vcoef vc, int has_g, int has_b)
 {
@@ -151,6 +134,16 @@ LN_INLINE void add_x_row_from(const uint16_t *x, const float *r, float *h, float
     mixed_add_from(ADD_HALF_DTYPE, x, r, h, s, j, n, stream_h);
 }
 #endif
+
+/* The outputs before y's first whole line, with plain stores (add_y_rest over them alone: no
+ * whole line to stream); returns their count. */
+LN_INLINE size_t add_y_lead(const float *s0, add_xy_t *y, const float *g, const float *b, size_t n, add_vcoef vc,
+                            int has_g, int has_b)
+{
+    const size_t i = vec_stream_lines(y, n, sizeof *y).lo;
+    add_y_rest(s0, y, g, b, 0, i, vc, has_g, has_b);
+    return i;
+}
 
 /* The columns of y that go before the loop: from its stream lead i, whole 64-byte lines of y
  * until no load of row r+1 (x1, and r1 when of y's size: streams of another element size drift

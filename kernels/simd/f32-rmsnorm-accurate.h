@@ -64,11 +64,15 @@ LN_INLINE vd racc_part(const float *x, const float *g, const float *b, size_t i,
 LN_INLINE void racc_normalize_from(const float *x, float *y, const float *g, const float *b, size_t i, size_t n, vd vr,
                                    const float *pf, int has_g, int has_b, int stream)
 {
-    const size_t e = stream ? vec_stream_lines(y, n, sizeof *y).hi : 0; /* i then on a line */
+    /* streamed: from i (a whole line's start, or past it by whole vectors, as the callers give
+     * it) up to the last whole line; nothing when i is before the first (the fused lead) */
+    const vec_lines l = vec_stream_lines(y, n, sizeof *y);
+    const size_t e = stream && i >= l.lo ? l.hi : 0;
     for (; i + VD_W <= n; i += VD_W) {
         if (pf && i % (64 / sizeof(float)) < VD_W) vec_prefetch_l2(pf + i);
-        if (i + VD_W <= e) vd_stream_f32(y + i, racc_vec(x, g, b, i, vr, has_g, has_b));
-        else vd_store_f32(y + i, racc_vec(x, g, b, i, vr, has_g, has_b));
+        const vd v = racc_vec(x, g, b, i, vr, has_g, has_b);
+        if (i + VD_W <= e) vd_stream_f32(y + i, v);
+        else vd_store_f32(y + i, v);
     }
     if (i < n) vd_store_f32_part(y + i, racc_part(x, g, b, i, n - i, vr, has_g, has_b), n - i);
 }

@@ -154,7 +154,7 @@ LN_INLINE size_t add_y_lead(const float *s0, add_xy_t *y, const float *g, const 
  * not, or past the row. */
 static size_t add_y_ahead(const add_xy_t *y, const add_xy_t *x1, const float *r1, size_t i, size_t n)
 {
-    const size_t size = sizeof(add_xy_t), unit = 64 / size, page = VEC_PAGE_BYTES;
+    const size_t size = sizeof(add_xy_t), line = VEC_LINE_BYTES, unit = line / size, page = VEC_PAGE_BYTES;
     const uintptr_t loads[2] = {(uintptr_t)x1, (uintptr_t)r1};
     const size_t nl = size == sizeof(float) ? 2 : 1;
     size_t l = i;
@@ -162,7 +162,7 @@ static size_t add_y_ahead(const add_xy_t *y, const add_xy_t *x1, const float *r1
         int moved = 0;
         for (size_t k = 0; k < nl; k++) {
             const size_t back = ((uintptr_t)y + l * size - loads[k]) % page; /* the store a load meets */
-            if (back && back < VEC_ALIAS_BYTES) l += (VEC_ALIAS_BYTES - back + 63) / 64 * unit, moved = 1;
+            if (back && back < VEC_ALIAS_BYTES) l += (VEC_ALIAS_BYTES - back + line - 1) / line * unit, moved = 1;
         }
         if (!moved) return l <= n ? l : i;
     }

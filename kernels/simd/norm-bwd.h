@@ -64,7 +64,7 @@ LN_INLINE bv bw_acc_ld(const float *p, size_t i, size_t m) { return bw_ld(p, i, 
 LN_INLINE void bw_acc_st(float *p, size_t i, size_t m, bv v) { bw_st(p, i, m, v, 0); }
 /* ordinary stores before the first dx on a 64-byte line (whole lines stream: bwd_col); streaming
  * needs rows of whole vectors (the rows of a group then share one lead) */
-LN_INLINE size_t bw_stream_lead(const float *dx, size_t n) { return vec_lead_to(dx, n, sizeof(float), 64); }
+LN_INLINE size_t bw_stream_lead(const float *dx, size_t n) { return vec_stream_lines(dx, n, sizeof(float)).lo; }
 LN_INLINE int bw_can_stream(const float *dx, size_t n) { return (void)dx, n % VF_W == 0; }
 
 /* A row in double, dy xhat and dy added to the sums at their turn. */
@@ -220,7 +220,7 @@ typedef struct {
 } bwd_call;
 
 /* The steps of one 64-byte line of dx (bwd_col). */
-#define BWD_LINE_STEPS (BW_E * sizeof(bw_t) >= 64 ? 1 : 64 / (BW_E * sizeof(bw_t)))
+#define BWD_LINE_STEPS (BW_E * sizeof(bw_t) >= VEC_LINE_BYTES ? 1 : VEC_LINE_BYTES / (BW_E * sizeof(bw_t)))
 #define BWD_LINE_E (BWD_LINE_STEPS * BW_E)
 
 /* dx of the cnt rows (cnt <= GMAX, coefficients c) at x, dy, dx (rows n apart) at steps (1 or

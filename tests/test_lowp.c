@@ -287,8 +287,10 @@ static void check_half_bwd_matches_f32(const ln_kernel *k, const ln_kernel *f, s
     int pk[8], pf[8];
     assert_true(k->n_tunables == f->n_tunables && k->n_tunables <= 8 && k->n_tunables > 0);
     for (size_t i = 0; i < k->n_tunables; i++) pk[i] = k->tunables[i].def, pf[i] = f->tunables[i].def;
-    assert_string_equal(k->tunables[0].name, "stream_min_bytes");
-    if (stream) pk[0] = pf[0] = 0;
+    size_t st = 0; /* stream_min_bytes: 0 streams every call */
+    while (st < k->n_tunables && strcmp(k->tunables[st].name, "stream_min_bytes")) st++;
+    assert_true(st < k->n_tunables && !strcmp(f->tunables[st].name, "stream_min_bytes"));
+    if (stream) pk[st] = pf[st] = 0;
     ln_args a = {.rows = rows,
                  .D = D,
                  .x = x,

@@ -20,7 +20,8 @@
  * the bits do not depend on the tunables (tests/test_tunables.c).
  * dx far larger than the caches goes out with non-temporal stores (no read-for-ownership). Where
  * the next group's loads would fall at the page offsets of the stores to dx (rows a multiple of
- * 4 KiB apart), dx's columns start a lag into the row (bwd_place: 4K aliasing).
+ * 4 KiB apart), dx's columns start a lag into the row (bwd_place: 4K aliasing); whether such
+ * calls stream at all is the machine's choice (stream_aliased).
  *
  * Rows whose fp32 quantities cannot be used (ln_bwd_f32_usable: a saved statistic beyond fp32,
  * an x - mean that overflowed) go to the double row ln_bwd_row_f64 at their turn, so dgamma and
@@ -439,12 +440,20 @@ static void bwd_place(bwd_call *k, size_t g, size_t lead)
     k->lag = best / sizeof(bw_t);
 }
 
-/* The tunables (kernel.h), in the order of norm_bwd_tunables. */
-enum { T_STREAM_MIN_BYTES, T_GROUP_ROWS, T_LONG_MIN_D, T_LONG_GROUP_ROWS, T_SERIAL_MAX_D };
+/* The tunables (kernel.h), in the order of norm_bwd_tunables. stream_aliased first, so that
+ * lnbench tune's coordinate descent tries it before stream_min_bytes: where rows alias, both
+ * settings run the same code, and only stream_aliased=0 leaves the D that share a tuning entry
+ * but do not alias (D 768 under D 1024's) streaming. */
+enum { T_STREAM_ALIASED, T_STREAM_MIN_BYTES, T_GROUP_ROWS, T_LONG_MIN_D, T_LONG_GROUP_ROWS, T_SERIAL_MAX_D };
+static const int bwd_stream_aliased_values[] = {0, 1};
 static const int bwd_group_values[] = {1, 2, 4};
 static const int bwd_long_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
 static const int bwd_serial_max_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
 static const ln_tunable norm_bwd_tunables[] = {
+    {"stream_aliased",
+     "whether a streaming call streams dx also where rows alias (a multiple of 4 KiB apart: every load of the next "
+     "rows at the page offset of a store just made) (1), or stores it through the cache there (0)",
+     1, bwd_stream_aliased_values, 2},
     LN_TUNABLE_STREAM_MIN_BYTES,
     {"group_rows", "rows whose dx one loop writes (sharing the dgamma, dbeta loads) while it sums as many more", 2,
      bwd_group_values, GMAX == 4 ? 3 : 2},
@@ -466,11 +475,19 @@ static void norm_bwd_forward(const ln_args *a)
     if (!acc) abort();
     memset(acc, 0, 2 * cols * sizeof *acc);
     const ln_tunable *t = norm_bwd_tunables;
-    const int stream =
+    int stream =
         ln_tune_streams(a->rows, n, sizeof(bw_t), ln_param(a, t, T_STREAM_MIN_BYTES)) && bw_can_stream(a->dx, n);
     const int g = ln_param(a, t, n >= (size_t)ln_param(a, t, T_LONG_MIN_D) ? T_LONG_GROUP_ROWS : T_GROUP_ROWS);
     bwd_call k = {a, a->x, a->dy, a->gamma, a->dx, acc, acc + cols, n, 0, 0};
     bwd_place(&k, (size_t)g, stream ? bw_stream_lead(a->dx, n) : 0);
+    /* Rows that alias (k.lines): non-temporal stores, long in draining, hold up the loads that
+     * wait on them; ordinary ones leave a write-combining buffer at once. Zen 3 from memory, f32
+     * LayerNorm: 1.3-1.7x at D 1024, 4096, 8192 through the cache, 0.7-0.9x at D 768 and 2000,
+     * which do not alias; Zen 5 streamed faster at D 1024 (docs/simd.md): a tunable. */
+    if (stream && k.lines && !ln_param(a, t, T_STREAM_ALIASED)) {
+        stream = 0;
+        bwd_place(&k, (size_t)g, 0);
+    }
     const int serial_max_d = ln_param(a, t, T_SERIAL_MAX_D);
     if (a->rows && serial_max_d != LN_TUNE_OFF && n <= (size_t)serial_max_d) bwd_serial(&k, (size_t)g, stream);
     else if (a->rows) bwd_pipelined(&k, (size_t)g, stream);

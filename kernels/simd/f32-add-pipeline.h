@@ -48,7 +48,10 @@
  * row the norm cannot take in fp32 (likewise); add_x_row_from: h = x + r from j. */
 #ifndef ADD_HALF_DTYPE
 typedef float add_xy_t;
-LN_INLINE void add_x2(const float *x, size_t j, vf *a, vf *b) { *a = vf_load(x + j), *b = vf_load(x + j + VF_W); }
+LN_INLINE void add_x2(const float *x, size_t j, vf *a, vf *b)
+{
+    *a = vf_load_mem(x + j), *b = vf_load_mem(x + j + VF_W);
+}
 LN_INLINE void add_y2(float *y, size_t i, vf a, vf b, int stream)
 {
     if (stream) vf_stream(y + i, a), vf_stream(y + i + VF_W, b);
@@ -196,8 +199,8 @@ LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const fl
         vf v0 = add_out(s, g, b, i + c * VF_W, vc, has_g, has_b);               \
         vf v1 = add_out(s, g, b, i + (c + 1) * VF_W, vc, has_g, has_b), xa, xb; \
         add_x2(x1, j + c * VF_W, &xa, &xb);                                     \
-        H(c, vf_add(xa, vf_load(r1 + j + c * VF_W)));                           \
-        H(c + 1, vf_add(xb, vf_load(r1 + j + (c + 1) * VF_W)));                 \
+        H(c, vf_add(xa, vf_load_mem(r1 + j + c * VF_W)));                       \
+        H(c + 1, vf_add(xb, vf_load_mem(r1 + j + (c + 1) * VF_W)));             \
         add_y2(y, i + c * VF_W, v0, v1, 1);                                     \
     } while (0)
     for (; i + 4 * VF_W <= end; i += 4 * VF_W, j += 4 * VF_W) {
@@ -211,9 +214,14 @@ LN_INLINE void add_pipeline_body(float *s, add_xy_t *y, const float *g, const fl
     add_acc_finish(&A, s, n, j, q);
 }
 
-/* Row r's h streams when it starts on a vector boundary (every row, when h does and D is a
- * multiple of the width); else plain stores. */
-LN_INLINE int h_streams(const float *h) { return (uintptr_t)h % (VF_W * sizeof(float)) == 0; }
+/* h streams when every row of it starts on a vector boundary (h does and D is a multiple of the
+ * width); else every row takes plain stores. Streaming only the rows that start on one (fp32 D
+ * 1032 under AVX-512: every other row) ran at 0.71-0.77 of D 1024 from memory on Zen 5, every
+ * row plain at 0.82-0.93 (docs/simd.md). */
+LN_INLINE int h_streams(const float *h, size_t n)
+{
+    return (uintptr_t)h % (VF_W * sizeof(float)) == 0 && n % VF_W == 0;
+}
 
 /* From memory: the two-row pipeline over the scratch row s (n floats: row r of h until row r+1
  * is stored over it), which the sums and the normalization read; sy the fp32 outputs of a 16-bit
@@ -226,7 +234,8 @@ static void add_norm_streaming(const ln_args *a, float *s, float *sy)
     float *H = a->h;
     add_xy_t *Y = a->y;
     add_sums q;
-    add_x_row_from(X, R, H, s, 0, n, h_streams(H));
+    const int sh = h_streams(H, n);
+    add_x_row_from(X, R, H, s, 0, n, sh);
     add_row_sums(s, n, &q);
     for (size_t r = 0; r < rows; r++) {
         const add_xy_t *x1 = X + (r + 1) * n;
@@ -239,13 +248,12 @@ static void add_norm_streaming(const ln_args *a, float *s, float *sy)
         if (ok) add_coef_stats(cf, &mean_out, &rstd_out);
         else add_y_fallback(a, &q, s, y, sy, &mean_out, &rstd_out); /* on the scratch copy of h */
         if (ok && r + 1 < rows) {
-            const int sh = h_streams(h1);
 #define CASE(G, B) add_pipeline_body(s, y, g, b, cf, x1, r1, h1, n, &q, sh, G, B)
             LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
         } else {
             if (ok) add_y_row(s, y, g, b, n, cf, sy);
-            if (r + 1 < rows) add_x_row_from(x1, r1, h1, s, 0, n, h_streams(h1)), add_row_sums(s, n, &q);
+            if (r + 1 < rows) add_x_row_from(x1, r1, h1, s, 0, n, sh), add_row_sums(s, n, &q);
         }
         if (a->mean) a->mean[r] = mean_out;
         if (a->rstd) a->rstd[r] = rstd_out;

@@ -16,6 +16,12 @@
 /* The float lanes of v summed in double (each lane exact in double, then a pairwise tree). */
 LN_INLINE double vf_sum(vf v) { return vd_sum(vd_add(vd_from_lo(v), vd_from_hi(v))); }
 
+/* A vector of a row streamed from memory beside other streams: vf_load, unless the layer has a
+ * form that splits fewer loads across lines (LN_VEC_LOAD_MEM: AVX-512). */
+#ifndef LN_VEC_LOAD_MEM
+LN_INLINE vf vf_load_mem(const float *p) { return vf_load(p); }
+#endif
+
 /* Elements of `size` bytes before the first address in y aligned to `align` bytes (at most n). */
 LN_INLINE size_t vec_lead_to(const void *y, size_t n, size_t size, size_t align)
 {

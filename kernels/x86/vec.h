@@ -37,6 +37,14 @@ LN_INLINE __mmask16 mask16(size_t n) { return (__mmask16)((1u << n) - 1); }
 LN_INLINE __mmask8 mask8(size_t n) { return (__mmask8)((1u << n) - 1); }
 
 LN_INLINE vf vf_load(const float *p) { return _mm512_loadu_ps(p); }
+/* A vector of a row streamed from memory, as two 32-byte loads: rows 32 bytes off a line (fp32 D
+ * 1032) then split no load across two lines, where split loads of the fused pipeline's x and r
+ * cost 10-20% from memory on Zen 5 (docs/simd.md). */
+LN_INLINE vf vf_load_mem(const float *p)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p)), _mm256_loadu_ps(p + 8), 1);
+}
+#define LN_VEC_LOAD_MEM
 LN_INLINE vf vf_load_part(const float *p, size_t n) { return _mm512_maskz_loadu_ps(mask16(n), p); }
 LN_INLINE void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
 LN_INLINE void vf_store_part(float *p, vf v, size_t n) { _mm512_mask_storeu_ps(p, mask16(n), v); }

@@ -446,6 +446,15 @@ static void bwd_place(bwd_call *k, size_t g, size_t lead)
  * but do not alias (D 768 under D 1024's) streaming. */
 enum { T_STREAM_ALIASED, T_STREAM_MIN_BYTES, T_GROUP_ROWS, T_LONG_MIN_D, T_LONG_GROUP_ROWS, T_SERIAL_MAX_D };
 static const int bwd_stream_aliased_values[] = {0, 1};
+/* stream_aliased's default: 0 for 16-bit rows under AVX2 (VF_W 8), which lnbench tune found
+ * faster storing dx through the cache where rows alias on both CPUs searched, by 20-45% at D
+ * 4096 on Zen 3 and 6-22% at D 4096-16384 on Zen 5 (docs/tune.md); 1 elsewhere, where the two
+ * disagree (Zen 3's f32 kernels gained, Zen 5's did not). */
+#if defined(NORM_HALF_DTYPE) && VF_W == 8
+#define BWD_STREAM_ALIASED_DEFAULT 0
+#else
+#define BWD_STREAM_ALIASED_DEFAULT 1
+#endif
 static const int bwd_group_values[] = {1, 2, 4};
 static const int bwd_long_min_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
 static const int bwd_serial_max_d_values[] = {1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
@@ -453,7 +462,7 @@ static const ln_tunable norm_bwd_tunables[] = {
     {"stream_aliased",
      "whether a streaming call streams dx also where rows alias (a multiple of 4 KiB apart: every load of the next "
      "rows at the page offset of a store just made) (1), or stores it through the cache there (0)",
-     1, bwd_stream_aliased_values, 2},
+     BWD_STREAM_ALIASED_DEFAULT, bwd_stream_aliased_values, 2},
     LN_TUNABLE_STREAM_MIN_BYTES,
     {"group_rows", "rows whose dx one loop writes (sharing the dgamma, dbeta loads) while it sums as many more", 2,
      bwd_group_values, GMAX == 4 ? 3 : 2},

@@ -522,11 +522,12 @@ static void test_bwd_reference_closed(void **state)
     for (int i = 0; i < 3; i++) assert_true(dxs[i] == -dxs[3 + i]);
 }
 
-/* The bound check of every op kernel: max_norm of its output on a case within bound(D, kappa). */
-static int within_bound(const ln_kernel *k, ln_op op, const char *dist, size_t D)
+/* The bound check of every op kernel: max_norm of its output on a case of rows x D within
+ * bound(D, kappa). */
+static int within_bound_rows(const ln_kernel *k, ln_op op, const char *dist, size_t D, size_t rows)
 {
     ln_case c = {
-        .dtype = k->dtype, .resid = k->resid, .D = D, .rows = 8, .eps = 1e-5, .seed = 3, .affine = 1, .op = op};
+        .dtype = k->dtype, .resid = k->resid, .D = D, .rows = rows, .eps = 1e-5, .seed = 3, .affine = 1, .op = op};
     ln_dist_parse(dist, &c.dist);
     ln_prepared p;
     assert_int_equal(ln_prepare(&c, &p), 0);
@@ -538,6 +539,11 @@ static int within_bound(const ln_kernel *k, ln_op op, const char *dist, size_t D
     ln_prepared_free(&p);
     ln_dist_free(&c.dist);
     return ok;
+}
+
+static int within_bound(const ln_kernel *k, ln_op op, const char *dist, size_t D)
+{
+    return within_bound_rows(k, op, dist, D, 8);
 }
 
 static const char *const dists[] = {"normal", "offset:1e4", "outlier:1000"};
@@ -552,6 +558,22 @@ static void test_op_kernels_within_bounds(void **state)
         if (!ln_kernel_available(k)) continue;
         for (size_t d = 0; d < sizeof dists / sizeof *dists; d++)
             for (size_t D = 1; D <= 1024; D = D * 4 + 3) assert_true(within_bound(k, k->op, dists[d], D)), n++;
+    }
+    assert_true(n > 0);
+}
+
+/* The fp32 fused SIMD kernels in cache run rows in blocks of 16 KiB of h but at least
+ * ADD_MIN_BLOCK_ROWS (f32-add-pipeline.h: 8 for add-layernorm's accurate kernels): 19 rows of
+ * D 3072 cross block boundaries and end in a short block, every row within the bound. */
+static void test_fused_kernels_across_blocks(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (size_t i = 0; i < ln_num_op_kernels; i++) {
+        const ln_kernel *k = ln_op_kernels[i];
+        const int fused = k->op == LN_OP_ADD_RMSNORM || k->op == LN_OP_ADD_LAYERNORM;
+        if (!fused || k->dtype != LN_F32 || !k->isa || !ln_kernel_available(k)) continue;
+        assert_true(within_bound_rows(k, k->op, "normal", 3072, 19)), n++;
     }
     assert_true(n > 0);
 }
@@ -1172,6 +1194,7 @@ int main(void)
         cmocka_unit_test(test_bwd_reference_random),
         cmocka_unit_test(test_bwd_reference_closed),
         cmocka_unit_test(test_op_kernels_within_bounds),
+        cmocka_unit_test(test_fused_kernels_across_blocks),
         cmocka_unit_test(test_breakage_caught),
         cmocka_unit_test(test_mixed_h_rounding_caught),
         cmocka_unit_test(test_mixed_kernels_streaming),

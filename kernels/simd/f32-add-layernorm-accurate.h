@@ -98,6 +98,10 @@ LN_INLINE void add_normalize_from(const float *s0, float *y, const float *g, con
 }
 LN_INLINE void add_coef_stats(add_coef c, double *mean, double *rstd) { *mean = c.K + c.d, *rstd = c.rstd; }
 
+/* f32_accurate_forward widens gamma and beta to double on every call below gb_float_min_d: in
+ * blocks of one or two rows (16 KiB of h at D 2048-3072) that was 2 D conversions a row, and the
+ * kernels ran at 14-25 GB/s in cache against 30-38 with 8-row blocks (Zen 5, docs/simd.md). */
+#define ADD_MIN_BLOCK_ROWS 8
 #define ADD_NORM_PLAIN f32_accurate_forward
 #define ADD_NORM_TUNABLES f32_accurate_tunables
 #define ADD_NORM_BOUND f32_accurate_bound

@@ -262,8 +262,13 @@ static void add_norm_streaming(const ln_args *a, float *s, float *sy)
 }
 
 /* The fused forward over the plain op's forward ADD_NORM_PLAIN, whose tunables ADD_NORM_TUNABLES
- * (the streaming threshold first) the fused kernel shares. */
+ * (the streaming threshold first) the fused kernel shares. In cache a block holds ADD_BLOCK_BYTES
+ * of h, but at least ADD_MIN_BLOCK_ROWS rows: a norm whose plain forward has a cost per call
+ * (f32-accurate widens gamma and beta) sets it, so that the cost is not paid row by row. */
 #define ADD_BLOCK_BYTES (16 << 10)
+#ifndef ADD_MIN_BLOCK_ROWS
+#define ADD_MIN_BLOCK_ROWS 1
+#endif
 
 /* The scratch rows of add_norm_streaming (64-byte aligned), or NULL: s, returned, and *sy. One
  * row of h, each element of row r+1 stored over row r's once it is read: a second row doubled the
@@ -291,7 +296,8 @@ static void add_norm_forward(const ln_args *a)
     /* in cache (or no scratch rows to be had): blocks of rows with ADD_BLOCK_BYTES of h (at least a
      * row), each added and then normalized while it is in L1, where adding every row first left h
      * to be read back from L2 or L3 (1 MiB of x: 0.7-0.85x the one-row calls before) */
-    const size_t n = a->D, block = ADD_BLOCK_BYTES / (n * sizeof(float)) ? ADD_BLOCK_BYTES / (n * sizeof(float)) : 1;
+    const size_t n = a->D, fit = ADD_BLOCK_BYTES / (n * sizeof(float));
+    const size_t block = fit > ADD_MIN_BLOCK_ROWS ? fit : ADD_MIN_BLOCK_ROWS;
     const float *X = a->x, *R = a->r;
     float *H = a->h;
     for (size_t r0 = 0; r0 < a->rows; r0 += block) {

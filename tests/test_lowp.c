@@ -12,6 +12,7 @@
 
 #include "accuracy.h"
 #include "half.h"
+#include "tunables.h"
 
 static int is16(const ln_kernel *k) { return k->dtype == LN_F16 || k->dtype == LN_BF16; }
 /* The kernels that do their arithmetic in the 16-bit format itself, eps included. */
@@ -287,9 +288,8 @@ static void check_half_bwd_matches_f32(const ln_kernel *k, const ln_kernel *f, s
     int pk[8], pf[8];
     assert_true(k->n_tunables == f->n_tunables && k->n_tunables <= 8 && k->n_tunables > 0);
     for (size_t i = 0; i < k->n_tunables; i++) pk[i] = k->tunables[i].def, pf[i] = f->tunables[i].def;
-    size_t st = 0; /* stream_min_bytes: 0 streams every call */
-    while (st < k->n_tunables && strcmp(k->tunables[st].name, "stream_min_bytes")) st++;
-    assert_true(st < k->n_tunables && !strcmp(f->tunables[st].name, "stream_min_bytes"));
+    const long st = ln_tunable_index(k, "stream_min_bytes"); /* 0 streams every call */
+    assert_true(st >= 0 && ln_tunable_index(f, "stream_min_bytes") == st);
     if (stream) pk[st] = pf[st] = 0;
     ln_args a = {.rows = rows,
                  .D = D,

@@ -16,6 +16,7 @@
 #include "cpu.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "tunables.h"
 
 /* D and rows: SIMD tails (257; 1032: whole vectors past the 64-byte lines that streaming kernels
  * store whole; 1043: whole vectors and a part past the unrolled loops, between two row-length
@@ -30,14 +31,6 @@ static const ln_kernel *const *all(size_t *n, size_t which)
 {
     *n = which ? ln_num_op_kernels : ln_num_kernels;
     return which ? ln_op_kernels : ln_all_kernels;
-}
-
-/* Index of the tunable called name in k's table, or -1. */
-static long tunable_index(const ln_kernel *k, const char *name)
-{
-    for (size_t i = 0; i < k->n_tunables; i++)
-        if (!strcmp(k->tunables[i].name, name)) return (long)i;
-    return -1;
 }
 
 /* Every table well formed: lower-case unique names, a one-line description, values ascending,
@@ -145,7 +138,7 @@ static void test_values_keep_bits(void **state)
             const ln_kernel *k = ks[i];
             if (!k->n_tunables || !ln_kernel_available(k) || k->external) continue;
             kernels++;
-            const long stream = tunable_index(k, "stream_min_bytes");
+            const long stream = ln_tunable_index(k, "stream_min_bytes");
             int *p = malloc(k->n_tunables * sizeof *p);
             for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
                 bufs b = {.rows = shapes[s][1], .D = shapes[s][0], .size = ln_fmt(k->dtype)->size};

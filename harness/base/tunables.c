@@ -12,6 +12,13 @@ int ln_tunable_allows(const ln_tunable *u, int v)
     return 0;
 }
 
+long ln_tunable_index(const ln_kernel *k, const char *name)
+{
+    for (size_t i = 0; i < k->n_tunables; i++)
+        if (!strcmp(k->tunables[i].name, name)) return (long)i;
+    return -1;
+}
+
 const char *ln_params_format(const ln_kernel *k, const int *params, char *buf, size_t n)
 {
     snprintf(buf, n, "-");

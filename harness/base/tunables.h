@@ -12,6 +12,8 @@
 
 /* Whether v is one of u's allowed values. */
 int ln_tunable_allows(const ln_tunable *u, int v);
+/* The index of k's tunable called name, or -1 when k has none of that name. */
+long ln_tunable_index(const ln_kernel *k, const char *name);
 /* "rowwise_min_d=4096;prefetch=512": k's tunables with params' values; "-" when params is NULL
  * or k has none. buf (n bytes) is returned. */
 const char *ln_params_format(const ln_kernel *k, const int *params, char *buf, size_t n);

@@ -320,9 +320,8 @@ int ln_tuning_params(const ln_tuning_entry *e, const ln_kernel *k, int *out, cha
 {
     for (size_t j = 0; j < k->n_tunables; j++) out[j] = k->tunables[j].def;
     for (int i = 0; i < e->nparams; i++) {
-        size_t j = 0;
-        while (j < k->n_tunables && strcmp(k->tunables[j].name, e->name[i])) j++;
-        if (j == k->n_tunables) {
+        const long j = ln_tunable_index(k, e->name[i]);
+        if (j < 0) {
             snprintf(err, errlen, "%s has no tunable '%s' (a tuning from another lnbench: run lnbench tune again)",
                      k->name, e->name[i]);
             return -1;

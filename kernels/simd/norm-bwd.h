@@ -395,7 +395,7 @@ static void bwd_pipelined(const bwd_call *k, size_t g, int stream)
         if (ok) {
             /* two-row groups (the default) with constant counts: the compiler then keeps the
              * registers of two rows, not of GMAX (AVX-512: GMAX 4) */
-#define CASE(G, S)                                                           \
+#define CASE(G, S)                                                             \
     (cnt == 2 && cnt2 == 2 ? bwd_step(k, r, 2, c, r2, 2, s1, s2, r3, pf, G, S) \
                            : bwd_step(k, r, cnt, c, r2, cnt2, s1, s2, r3, pf, G, S))
             if (k->gam) stream ? CASE(1, 1) : CASE(1, 0);

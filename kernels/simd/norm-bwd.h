@@ -393,11 +393,12 @@ static void bwd_pipelined(const bwd_call *k, size_t g, int stream)
         int ok = 1;
         for (size_t q = 0; q < cnt; q++) ok &= bwd_coefs(k, r + q, s1[q], s2[q], &c[q]);
         if (ok) {
-            /* two-row groups (the default) with constant counts: the compiler then keeps the
-             * registers of two rows, not of GMAX (AVX-512: GMAX 4) */
-#define CASE(G, S)                                                             \
-    (cnt == 2 && cnt2 == 2 ? bwd_step(k, r, 2, c, r2, 2, s1, s2, r3, pf, G, S) \
-                           : bwd_step(k, r, cnt, c, r2, cnt2, s1, s2, r3, pf, G, S))
+            /* groups of two rows (the default) or of GMAX with constant counts: the compiler then
+             * keeps the registers of those rows, not of GMAX (AVX-512: 4) for every group */
+#define CASE(G, S)                                                                           \
+    (cnt == 2 && cnt2 == 2         ? bwd_step(k, r, 2, c, r2, 2, s1, s2, r3, pf, G, S)       \
+     : cnt == GMAX && cnt2 == GMAX ? bwd_step(k, r, GMAX, c, r2, GMAX, s1, s2, r3, pf, G, S) \
+                                   : bwd_step(k, r, cnt, c, r2, cnt2, s1, s2, r3, pf, G, S))
             if (k->gam) stream ? CASE(1, 1) : CASE(1, 0);
             else stream ? CASE(0, 1) : CASE(0, 0);
 #undef CASE

@@ -6,13 +6,14 @@
  * so no row needs a fallback. rstd = 1 / sqrt(ss / n + eps) in double; each output is
  * fma(x rstd, gamma, beta) in double, rounded once to float: its error before that rounding is
  * ~1e-15 relative, so nearly every output is the correctly rounded one.
- * A two-row pipeline, one loop writing row r's outputs and summing row r+1's squares: in cache at
- * every D (cache_rowwise_min_d), from memory below D 2048 (rowwise_min_d). `lnbench tune` on Zen 5:
- * in cache 21-47% faster than row by row at D 2048-8192; from memory the row form 22% faster at
- * D 2048 (AVX-512), neither ahead at D 768-1024. From memory, rows from D 2048 one by one: the
- * sums (x from memory, or from L2 where the previous row prefetched it), then the outputs from
- * L1/L2, prefetching the next row. Outputs of 32 MiB and more with non-temporal stores. The sums are grouped the same in either form, so the bits do not
- * depend on the tunables. Included by f32-rmsnorm-accurate-<isa>.c. */
+ * A two-row pipeline, one loop writing row r's outputs and summing row r+1's squares, at every D
+ * by default; streaming, it also prefetches row r+2 into L2, without which its loads of row r+1
+ * found memory idle behind the double arithmetic (Zen 5, 64 MiB: 16 -> 22-26 GB/s at D 4096-16384,
+ * docs/simd.md). Row by row instead (the tunables rowwise_min_d from memory, cache_rowwise_min_d in
+ * cache): the sums (from L2 where the previous row prefetched it), then the outputs from L1/L2,
+ * prefetching the next row. Outputs of 32 MiB and more with non-temporal stores. The sums are
+ * grouped the same in either form, so the bits do not depend on the tunables. Included by
+ * f32-rmsnorm-accurate-<isa>.c. */
 #include <stdlib.h>
 
 #include "f32-passes.h"
@@ -100,15 +101,18 @@ LN_INLINE void racc_normalize_body(const float *x, float *y, const float *g, con
 
 /* The two-row pipeline: one loop writes the outputs of row x0 (from cache) and sums the squares
  * of row x1 (from memory) into *ss, so the double conversions and products of one row overlap
- * the other's loads, as f32-rmsnorm-pipelined does in fp32. */
+ * the other's loads, as f32-rmsnorm-pipelined does in fp32; prefetches the row pf (or none:
+ * NULL) into L2, one line per 64 bytes of x1. */
 LN_INLINE void racc_pipeline_body(const float *x0, float *y, const float *g, const float *b, size_t n, double rstd,
-                                  const float *x1, double *ss, int has_g, int has_b, int stream)
+                                  const float *x1, const float *pf, double *ss, int has_g, int has_b, int stream)
 {
     const vd vr = vd_set1(rstd), z = vd_set1(0.0);
     vd a0 = z, a1 = z, a2 = z, a3 = z;
     size_t i = racc_lead(x0, y, g, b, n, vr, has_g, has_b, stream), j = 0; /* i walks x0 and y, j x1 */
     const size_t e = stream ? vec_stream_lines(y, n, sizeof *y).hi : n;    /* rows end in racc_normalize_from */
     for (; i + 4 * VD_W <= e; i += 4 * VD_W, j += 4 * VD_W) {
+        if (pf && j % (64 / sizeof(float)) < 4 * VD_W)
+            for (size_t c = 0; c < 4 * VD_W; c += 64 / sizeof(float)) vec_prefetch_l2(pf + j + c);
         for (size_t c = 0; c < 4 * VD_W; c += VD_W) {
             vd v = racc_vec(x0, g, b, i + c, vr, has_g, has_b);
             if (stream) vd_stream_f32(y + i + c, v);
@@ -127,7 +131,7 @@ enum { RA_STREAM_MIN_BYTES, RA_ROWWISE_MIN_D, RA_CACHE_ROWWISE_MIN_D };
 static const int racc_rowwise_min_d_values[] = {512, 1024, 2048, 4096, 8192, 16384, LN_TUNE_OFF};
 static const ln_tunable f32_rmsnorm_accurate_tunables[] = {
     LN_TUNABLE_STREAM_MIN_BYTES,
-    {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", 2048,
+    {"rowwise_min_d", "D from which streaming calls go row by row instead of the two-row pipeline", LN_TUNE_OFF,
      racc_rowwise_min_d_values, 7},
     {"cache_rowwise_min_d", "D from which calls in cache go row by row instead of the two-row pipeline", LN_TUNE_OFF,
      racc_rowwise_min_d_values, 7},
@@ -146,10 +150,11 @@ static void f32_rmsnorm_accurate_forward(const ln_args *a)
         const float *x = (const float *)a->x + r * n, *pf = r + 1 < rows ? x + n : NULL;
         float *y = (float *)a->y + r * n;
         const double rstd = 1.0 / sqrt(ss / (double)n + a->eps);
+        const float *pf2 = r + 2 < rows ? x + 2 * n : NULL;
         if (piped && pf) {
-#define CASE(G, B)                                                         \
-    (stream ? racc_pipeline_body(x, y, g, b, n, rstd, x + n, &ss, G, B, 1) \
-            : racc_pipeline_body(x, y, g, b, n, rstd, x + n, &ss, G, B, 0))
+#define CASE(G, B)                                                              \
+    (stream ? racc_pipeline_body(x, y, g, b, n, rstd, x + n, pf2, &ss, G, B, 1) \
+            : racc_pipeline_body(x, y, g, b, n, rstd, x + n, NULL, &ss, G, B, 0))
             LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
         } else {
@@ -174,8 +179,8 @@ static double f32_rmsnorm_accurate_bound(size_t n, double kappa)
     return ln_bound_rmsnorm((double)n / (4.0 * VD_W_MIN) + 6.0, 0x1p-53, 0x1p-24);
 }
 
-#define F32_RMSNORM_ACCURATE_HOW                                                                            \
-    "fp32 storage, x^2 exact in double, summed by fma in 4 double vectors (lanes added in double), y = "    \
-    "fma(x rstd, gamma, beta) in double rounded once to fp32: correctly rounded on almost every element; "  \
-    "2-row pipeline (outputs of r, sums of r+1), from memory row by row with prefetch from rowwise_min_d, " \
+#define F32_RMSNORM_ACCURATE_HOW                                                                             \
+    "fp32 storage, x^2 exact in double, summed by fma in 4 double vectors (lanes added in double), y = "     \
+    "fma(x rstd, gamma, beta) in double rounded once to fp32: correctly rounded on almost every element; "   \
+    "2-row pipeline (outputs of r, sums of r+1; streaming, r+2 prefetched), row by row from rowwise_min_d, " \
     "non-temporal stores past stream_min_bytes"

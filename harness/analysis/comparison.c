@@ -87,25 +87,24 @@ static void name_shape(const char *name, double *D, int *threads)
 size_t ln_duel_rows(const char *path, const char *ka, const char *kb, ln_duel *out, size_t cap)
 {
     ln_timing_run r;
-    const char *paths[1] = {path};
+    size_t n = ln_timing_load_one(&r, path) ? ln_duel_rows_of(&r, ka, kb, out, cap) : 0;
+    ln_timing_free(&r);
+    return n;
+}
+
+size_t ln_duel_rows_of(const ln_timing_run *r, const char *ka, const char *kb, ln_duel *out, size_t cap)
+{
     size_t n = 0;
-    if (ln_path_is_dir(path)) { /* a folder without timings: nothing to say, quietly */
-        char *json[LN_MAXPATHS];
-        size_t nj = ln_results_files(path, "bench.json", json, LN_MAXPATHS);
-        for (size_t i = 0; i < nj; i++) free(json[i]);
-        if (!nj) return 0;
-    }
-    if (!ln_timing_load(&r, paths, 1, 1)) return ln_timing_free(&r), 0;
-    ln_cmp_row *rows = calloc(r.ns + 1, sizeof *rows);
+    ln_cmp_row *rows = calloc(r->ns + 1, sizeof *rows);
     if (!rows) ln_die("out of memory");
-    for (size_t i = 0; i < r.ns; i++) {
-        const ln_series *sa = &r.s[i];
+    for (size_t i = 0; i < r->ns; i++) {
+        const ln_series *sa = &r->s[i];
         if (strcmp(sa->kernel, ka)) continue;
         double Da;
         int ta;
         name_shape(sa->name, &Da, &ta);
-        for (size_t j = 0; j < r.ns; j++) {
-            const ln_series *sb = &r.s[j];
+        for (size_t j = 0; j < r->ns; j++) {
+            const ln_series *sb = &r->s[j];
             double Db;
             int tb;
             name_shape(sb->name, &Db, &tb);
@@ -124,7 +123,7 @@ size_t ln_duel_rows(const char *path, const char *ka, const char *kb, ln_duel *o
         d->na = rows[k].a->n, d->nb = rows[k].b->n;
         d->tested = rows[k].min_p * (double)n < LN_P_SIGNIFICANT;
     }
-    free(rows), ln_timing_free(&r);
+    free(rows);
     return k;
 }
 

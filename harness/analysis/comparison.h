@@ -65,5 +65,7 @@ typedef struct {
     int tested; /* enough repetitions for the adjusted p to reach 0.05 */
 } ln_duel;
 size_t ln_duel_rows(const char *path, const char *ka, const char *kb, ln_duel *out, size_t cap);
+/* The same of a run already loaded (the report asks it once per op, dtype, regime and D). */
+size_t ln_duel_rows_of(const ln_timing_run *r, const char *ka, const char *kb, ln_duel *out, size_t cap);
 
 #endif

@@ -234,8 +234,20 @@ int ln_results_load(ln_results *R, const char *dir)
     return 1;
 }
 
+ln_timing_run *ln_results_timing(ln_results *R)
+{
+    if (R->timing_tried) return R->timing;
+    R->timing_tried = 1;
+    ln_timing_run *t = malloc(sizeof *t);
+    if (!t) ln_die("out of memory");
+    if (ln_timing_load_one(t, R->dir)) return R->timing = t;
+    ln_timing_free(t), free(t);
+    return NULL;
+}
+
 void ln_results_free(ln_results *R)
 {
+    if (R->timing) ln_timing_free(R->timing), free(R->timing);
     ln_table_free(&R->bench);
     for (int f = 0; f < LN_ACC_FILES; f++) ln_table_free(&R->acc[f]);
     free(R->sp);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "runs.h"
 #include "table.h"
 
 #define LN_NOISY_CV 0.05
@@ -46,12 +47,17 @@ typedef struct {
     size_t ndtypes, nregimes;
     char cpu[256], isa[256]; /* from the .meta.json sidecars */
     char machine_id[256];    /* CPU model and ISA as a folder name */
+    ln_timing_run *timing;   /* the bench JSONs' repetitions: ln_results_timing loads them once */
+    int timing_tried;
 } ln_results;
 
 /* Reads dir's result files, each kind with the op runs' files of dir/ops/ (ln_merge_folder);
  * returns 0 when there is none of them. */
 int ln_results_load(ln_results *R, const char *dir);
 void ln_results_free(ln_results *R);
+/* The folder's timing repetitions (ln_timing_load_one), read on the first call and kept until
+ * ln_results_free; NULL when it has none. */
+ln_timing_run *ln_results_timing(ln_results *R);
 
 int ln_is_peer(const char *kernel);  /* ext-<library>-<dtype> */
 int ln_is_probe(const char *kernel); /* probe-copy, probe-stream */

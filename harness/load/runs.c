@@ -230,6 +230,19 @@ int ln_timing_load(ln_timing_run *r, const char *const *paths, size_t n, int all
     return 1;
 }
 
+int ln_timing_load_one(ln_timing_run *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    if (ln_path_is_dir(path)) {
+        char *json[LN_MAXPATHS];
+        size_t nj = ln_results_files(path, "bench.json", json, LN_MAXPATHS);
+        for (size_t i = 0; i < nj; i++) free(json[i]);
+        if (!nj) return 0;
+    }
+    const char *paths[1] = {path};
+    return ln_timing_load(r, paths, 1, 1);
+}
+
 void ln_timing_free(ln_timing_run *r)
 {
     free(r->s);

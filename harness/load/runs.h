@@ -46,6 +46,9 @@ typedef struct {
  * stderr when a path is bad or holds no timed repetition; ln_timing_free frees r either way. */
 int ln_timing_load(ln_timing_run *r, const char *const *paths, size_t n, int allow_missing);
 void ln_timing_free(ln_timing_run *r);
+/* One results folder or bench JSON as ln_timing_load reads it, but a folder without any bench
+ * JSON is quietly 0 (a run that timed nothing); r is then left empty (ln_timing_free is safe). */
+int ln_timing_load_one(ln_timing_run *r, const char *path);
 /* The benchmark named name of op in r, NULL when r has none. */
 ln_series *ln_find_series(ln_timing_run *r, const char *op, const char *name);
 

@@ -708,7 +708,8 @@ static void winners_by_D(ln_results *R, const char *op, const char *dt, const ch
         len += (size_t)snprintf(buf + len, n - len, "%sD %.0f: %s", q ? "; " : "", Ds[q], first->kernel);
         if (!second || len >= n) continue;
         ln_duel duel[256];
-        size_t nd = ln_duel_rows(R->dir, second->kernel, first->kernel, duel, 256);
+        const ln_timing_run *T = ln_results_timing(R);
+        size_t nd = T ? ln_duel_rows_of(T, second->kernel, first->kernel, duel, 256) : 0;
         const char *sig = "";
         char p[64] = "";
         for (size_t i = 0; i < nd; i++)

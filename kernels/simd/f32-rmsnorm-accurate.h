@@ -150,11 +150,11 @@ static void f32_rmsnorm_accurate_forward(const ln_args *a)
         const float *x = (const float *)a->x + r * n, *pf = r + 1 < rows ? x + n : NULL;
         float *y = (float *)a->y + r * n;
         const double rstd = 1.0 / sqrt(ss / (double)n + a->eps);
-        const float *pf2 = r + 2 < rows ? x + 2 * n : NULL;
+        const float *pf2 = stream && r + 2 < rows ? x + 2 * n : NULL; /* the pipeline's prefetch */
         if (piped && pf) {
 #define CASE(G, B)                                                              \
     (stream ? racc_pipeline_body(x, y, g, b, n, rstd, x + n, pf2, &ss, G, B, 1) \
-            : racc_pipeline_body(x, y, g, b, n, rstd, x + n, NULL, &ss, G, B, 0))
+            : racc_pipeline_body(x, y, g, b, n, rstd, x + n, pf2, &ss, G, B, 0))
             LN_SPECIALIZE_GB(g, b, CASE);
 #undef CASE
         } else {

@@ -33,8 +33,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
         vf_put(y, i + k * VF_W, v, l, stream);                                   \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
-        if (pf)
-            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) vec_prefetch_l2(pf + j + k);
+        if (pf) vec_prefetch_l2_span(pf + j, 4 * VF_W * sizeof(float));
         STAGES(0, q0, s0);
         STAGES(1, q1, s1);
         STAGES(2, q2, s2);

@@ -48,8 +48,7 @@ LN_INLINE double f32_sq_dev_from(const float *x, size_t n, size_t j, float mean,
 {
     const vf m = vf_set1(mean);
     for (; j + 4 * VF_W <= n; j += 4 * VF_W) {
-        if (pf)
-            for (size_t k = 0; k < 4 * VF_W; k += 64 / sizeof(float)) vec_prefetch_l2(pf + j + k);
+        if (pf) vec_prefetch_l2_span(pf + j, 4 * VF_W * sizeof(float));
         vf d0 = vf_sub(vf_load(x + j), m), d1 = vf_sub(vf_load(x + j + VF_W), m);
         vf d2 = vf_sub(vf_load(x + j + 2 * VF_W), m), d3 = vf_sub(vf_load(x + j + 3 * VF_W), m);
         a0 = vf_fma(d0, d0, a0);

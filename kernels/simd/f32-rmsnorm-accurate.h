@@ -111,8 +111,7 @@ LN_INLINE void racc_pipeline_body(const float *x0, float *y, const float *g, con
     size_t i = racc_lead(x0, y, g, b, n, vr, has_g, has_b, stream), j = 0; /* i walks x0 and y, j x1 */
     const size_t e = stream ? vec_stream_lines(y, n, sizeof *y).hi : n;    /* rows end in racc_normalize_from */
     for (; i + 4 * VD_W <= e; i += 4 * VD_W, j += 4 * VD_W) {
-        if (pf && j % (64 / sizeof(float)) < 4 * VD_W)
-            for (size_t c = 0; c < 4 * VD_W; c += 64 / sizeof(float)) vec_prefetch_l2(pf + j + c);
+        if (pf && j % (64 / sizeof(float)) < 4 * VD_W) vec_prefetch_l2_span(pf + j, 4 * VD_W * sizeof(float));
         for (size_t c = 0; c < 4 * VD_W; c += VD_W) {
             vd v = racc_vec(x0, g, b, i + c, vr, has_g, has_b);
             if (stream) vd_stream_f32(y + i + c, v);

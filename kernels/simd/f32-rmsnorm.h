@@ -133,8 +133,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
         vf_put(y, i + c * VF_W, v, l, stream);                    \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
-        if (pf)
-            for (size_t c = 0; c < 4 * VF_W; c += 64 / sizeof(float)) vec_prefetch_l2(pf + j + c);
+        if (pf) vec_prefetch_l2_span(pf + j, 4 * VF_W * sizeof(float));
         STAGE(0);
         STAGE(1);
         STAGE(2);

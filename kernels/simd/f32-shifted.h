@@ -80,8 +80,7 @@ LN_INLINE void pipeline_body(const float *x0, float *y, const float *g, const fl
         vf_put(y, i + c * VF_W, v, l, stream);                                   \
     } while (0)
     for (; i + 4 * VF_W <= n; i += 4 * VF_W, j += 4 * VF_W) {
-        if (pf)
-            for (size_t c = 0; c < 4 * VF_W; c += 64 / sizeof(float)) vec_prefetch_l2(pf + j + c);
+        if (pf) vec_prefetch_l2_span(pf + j, 4 * VF_W * sizeof(float));
         STAGES(0);
         STAGES(1);
         STAGES(2);
@@ -185,8 +184,7 @@ LN_INLINE void group_body(row_group *G, const float *g, const float *b, const fl
                 shifted_block(G->x1[t] + j, send - j, G->K1[t], s[t], q[t], NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0);
         }
         if (pf)
-            for (size_t k = 0; k < GROUP; k++)
-                for (size_t c = 0; c < len; c += 64 / sizeof(float)) vec_prefetch_l2(pf + k * n + j + c);
+            for (size_t k = 0; k < GROUP; k++) vec_prefetch_l2_span(pf + k * n + j, len * sizeof(float));
     }
     for (size_t k = 0; k < G->count1; k++)
         shifted_sums_from(G->x1[k], n, nsum, G->K1[k], s[k], q[k], &G->s1[k], &G->s2[k]);
@@ -269,7 +267,7 @@ static void chunked_row(const float *x, float *y, const float *g, const float *b
     for (size_t j = 0; j < n; j += CHUNK) {
         const size_t je = j + CHUNK < nsum ? j + CHUNK : nsum, ie = j + CHUNK < n ? j + CHUNK : n;
         for (size_t c = j; c < je; c += 4 * VF_W) { /* 4 W floats summed, 2 W prefetched */
-            for (size_t l = 0; pf && l < 2 * VF_W; l += 64 / sizeof(float)) vec_prefetch_l2(pf + p + l);
+            if (pf) vec_prefetch_l2_span(pf + p, 2 * VF_W * sizeof(float));
             p += 2 * VF_W;
             shifted_block(x1 + c, 4 * VF_W, K1, s, q, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0);
         }

@@ -20,4 +20,12 @@
         else CALL(0, 0);             \
     } while (0)
 
+/* The layer's prefetch of the 64-byte line at p into L2 (defined by each vec.h after this file),
+ * and every line of the `bytes` bytes at p: the span of a row ahead that one loop step reaches. */
+LN_INLINE void vec_prefetch_l2(const void *p);
+LN_INLINE void vec_prefetch_l2_span(const void *p, size_t bytes)
+{
+    for (size_t o = 0; o < bytes; o += 64) vec_prefetch_l2((const char *)p + o);
+}
+
 #endif

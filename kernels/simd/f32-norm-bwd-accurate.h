@@ -13,9 +13,10 @@
  * row's largest term, so an output is the correctly rounded one unless it lies within ~2^-26 ulp
  * of a rounding boundary or cancels by 2^20 or more. No fp32 quantity can overflow here: every
  * row takes this path (no fallback), and non-finite outputs agree with the reference.
- * A two-row pipeline, as f32-accurate's: one loop writes dx of row r (x, dy in cache) and sums row
- * r+1 (from memory), so x and dy are read from memory once and the loads overlap the arithmetic;
- * streaming, it prefetches row r+2 into L2. dx far larger than the caches goes out with
+ * A pipeline of row groups (group_rows: 1 or 2 rows), as norm-bwd.h's: one loop writes dx of
+ * group G (x, dy in cache) and sums the rows of group G+1 (from memory), so x and dy are read from
+ * memory once and the loads overlap the arithmetic, and each vector of the double dgamma, dbeta
+ * sums is loaded and stored once per group; streaming, it prefetches the group after into L2. dx far larger than the caches goes out with
  * non-temporal stores, W floats (a whole line with AVX-512) at a time.
  * Included by f32-{lnbwd,rmsbwd}-accurate-<isa>.c. */
 #include <stdlib.h>
@@ -81,63 +82,104 @@ LN_INLINE void bacc_sums_from(const float *x, const float *dy, const float *gam,
     *s2 = vd_sum(vd_add(sx0, sx1));
 }
 
-/* dx of m <= VD_W elements at i, returned; dy xhat and dy added to the dgamma, dbeta sums there.
- * mean, rstd, ca, cb: the row's coefficients (bacc_coef) as vectors. */
-LN_INLINE vd bacc_dx_half(const float *x, const float *dy, const float *gam, double *dga, double *dba, size_t i,
-                          size_t m, vd mean, vd rstd, vd ca, vd cb, int has_g)
+/* Rows per group at most (group_rows): a group's rows share each load and store of the double
+ * dgamma, dbeta sums, which a row by itself loads and stores for every W elements. */
+#define BA_GMAX 2
+
+/* dx of m <= VD_W elements at i of the cnt (1 or 2) rows at x, dy (rows n apart), into *o0, *o1,
+ * with their dy xhat and dy added to the dgamma, dbeta sums there, row 0 then row 1 (the bits of
+ * one row at a time). mq, rq, caq, cbq: row q's coefficients (bacc_coef) as vectors. */
+LN_INLINE void bacc_dx_half(const float *x, const float *dy, const float *gam, double *dga, double *dba, size_t n,
+                            size_t i, size_t m, size_t cnt, vd m0, vd r0, vd ca0, vd cb0, vd m1, vd r1, vd ca1, vd cb1,
+                            vd *o0, vd *o1, int has_g)
 {
+    vd ga = m == VD_W ? vd_load(dga + i) : vd_load_part(dga + i, m);
+    vd ba = m == VD_W ? vd_load(dba + i) : vd_load_part(dba + i, m);
     vd d, g, xh;
-    bacc_in(x, dy, gam, i, m, mean, rstd, &d, &g, &xh, has_g);
-    if (m == VD_W) {
-        vd_store(dga + i, vd_fma(d, xh, vd_load(dga + i)));
-        vd_store(dba + i, vd_add(d, vd_load(dba + i)));
-    } else {
-        vd_store_part(dga + i, vd_fma(d, xh, vd_load_part(dga + i, m)), m);
-        vd_store_part(dba + i, vd_add(d, vd_load_part(dba + i, m)), m);
+    bacc_in(x, dy, gam, i, m, m0, r0, &d, &g, &xh, has_g);
+    ga = vd_fma(d, xh, ga), ba = vd_add(d, ba);
+    *o0 = vd_fma(g, r0, CENTRED ? vd_fma(xh, ca0, cb0) : vd_mul(xh, ca0));
+    if (cnt > 1) {
+        bacc_in(x + n, dy + n, gam, i, m, m1, r1, &d, &g, &xh, has_g);
+        ga = vd_fma(d, xh, ga), ba = vd_add(d, ba);
+        *o1 = vd_fma(g, r1, CENTRED ? vd_fma(xh, ca1, cb1) : vd_mul(xh, ca1));
     }
-    return vd_fma(g, rstd, CENTRED ? vd_fma(xh, ca, cb) : vd_mul(xh, ca));
+    if (m == VD_W) vd_store(dga + i, ga), vd_store(dba + i, ba);
+    else vd_store_part(dga + i, ga, m), vd_store_part(dba + i, ba, m);
 }
 
-/* dx of elements [i, end) (end - i < W, or any length with ordinary stores of VD_W at a time). */
+/* dx of elements [i, end) of the cnt rows (end - i < W, or any length with ordinary stores of
+ * VD_W at a time). */
 LN_INLINE void bacc_dx_part(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
-                            size_t i, size_t end, vd mean, vd rstd, vd ca, vd cb, int has_g)
+                            size_t n, size_t i, size_t end, size_t cnt, vd m0, vd r0, vd ca0, vd cb0, vd m1, vd r1,
+                            vd ca1, vd cb1, int has_g)
 {
-    for (; i + VD_W <= end; i += VD_W)
-        vd_store_f32(dx + i, bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, mean, rstd, ca, cb, has_g));
-    if (i < end)
-        vd_store_f32_part(dx + i, bacc_dx_half(x, dy, gam, dga, dba, i, end - i, mean, rstd, ca, cb, has_g), end - i);
+    vd o0, o1 = vd_set1(0.0); /* o1 set only for a second row */
+    for (; i < end; i += VD_W) {
+        const size_t m = end - i < VD_W ? end - i : VD_W;
+        bacc_dx_half(x, dy, gam, dga, dba, n, i, m, cnt, m0, r0, ca0, cb0, m1, r1, ca1, cb1, &o0, &o1, has_g);
+        if (m == VD_W) {
+            vd_store_f32(dx + i, o0);
+            if (cnt > 1) vd_store_f32(dx + n + i, o1);
+        } else {
+            vd_store_f32_part(dx + i, o0, m);
+            if (cnt > 1) vd_store_f32_part(dx + n + i, o1, m);
+        }
+    }
 }
 
-/* One step of the two-row pipeline: dx of row x, dy (coefficients c) and its dgamma, dbeta terms,
- * and in the same loop the sums of the next row xn, dyn (coefficients cn; none when xn is NULL)
- * into *s1, *s2, so the next row's loads from memory overlap this row's arithmetic; prefetches
- * the row after, pf and pf2 (or nothing: NULL), into L2, a line of each per 64 bytes. stream:
- * non-temporal stores of W floats on dx's whole lines. */
+/* One step of the pipeline: dx of the group of cnt rows at x, dy (coefficients c[0..cnt)) and its
+ * dgamma, dbeta terms, and in the same loop the sums of the next group, the cnt2 rows at xn, dyn
+ * (coefficients cn) into s1[q], s2[q], so the next rows' loads from memory overlap this group's
+ * arithmetic; prefetches the pf rows after, at px, pdy, into L2, a line of each per 64 bytes. stream:
+ * non-temporal stores of W floats on dx's whole lines (the rows of a group then share their
+ * lead and lines: bacc_group). */
 LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
-                         size_t n, bacc_coef c, const float *xn, const float *dyn, bacc_coef cn, double *s1, double *s2,
-                         const float *pf, const float *pf2, int has_g, int stream)
+                         size_t n, size_t cnt, const bacc_coef *c, const float *xn, const float *dyn, size_t cnt2,
+                         const bacc_coef *cn, double *s1, double *s2, const float *px, const float *pdy, size_t pf,
+                         int has_g, int stream)
 {
     const vd z = vd_set1(0.0);
-    vd sg0 = z, sx0 = z, sg1 = z, sx1 = z; /* the next row's sums, named: kept in registers */
-    const vd m = vd_set1(c.mean), r = vd_set1(c.rstd), ca = vd_set1(c.ca), cb = vd_set1(c.cb);
-    const vd mn = vd_set1(cn.mean), rn = vd_set1(cn.rstd);
-    size_t i = stream ? vec_stream_lead(dx, n, sizeof *dx) : 0, j = 0; /* i walks this row, j the next */
+    /* per row q of the group its coefficients, per next row its statistics and its sums (the low
+     * and high VD_W of each W floats), named: kept in registers */
+#define DECL(q)                                                                                                        \
+    const bacc_coef c##q = q < cnt ? c[q] : c[0], cn##q = q < cnt2 ? cn[q] : c[0];                                     \
+    const vd m##q = vd_set1(c##q.mean), r##q = vd_set1(c##q.rstd), ca##q = vd_set1(c##q.ca), cb##q = vd_set1(c##q.cb); \
+    const vd mn##q = vd_set1(cn##q.mean), rn##q = vd_set1(cn##q.rstd);                                                 \
+    vd sg0##q = z, sx0##q = z, sg1##q = z, sx1##q = z;
+    DECL(0)
+    DECL(1)
+#undef DECL
+    size_t i = stream ? vec_stream_lead(dx, n, sizeof *dx) : 0, j = 0; /* i walks this group, j the next */
     const vec_lines l = vec_stream_lines(dx, n, sizeof *dx);
-    if (i) bacc_dx_part(x, dy, dx, gam, dga, dba, 0, i, m, r, ca, cb, has_g);
-    for (; i + VF_W <= n; i += VF_W, j += VF_W) {
-        if (pf && j % (64 / sizeof(float)) < VF_W) vec_prefetch_l2(pf + j), vec_prefetch_l2(pf2 + j);
-        if (xn) {
-            bacc_sum_half(xn, dyn, gam, j, VD_W, mn, rn, &sg0, &sx0, has_g);
-            bacc_sum_half(xn, dyn, gam, j + VD_W, VD_W, mn, rn, &sg1, &sx1, has_g);
-        }
-        vd lo = bacc_dx_half(x, dy, gam, dga, dba, i, VD_W, m, r, ca, cb, has_g);
-        vd hi = bacc_dx_half(x, dy, gam, dga, dba, i + VD_W, VD_W, m, r, ca, cb, has_g);
-        vf_put(dx, i, vf_from_vd(lo, hi), l, stream);
+    if (i) bacc_dx_part(x, dy, dx, gam, dga, dba, n, 0, i, cnt, m0, r0, ca0, cb0, m1, r1, ca1, cb1, has_g);
+#define SUM(q)                                                                                              \
+    if (q < cnt2) {                                                                                         \
+        bacc_sum_half(xn + q * n, dyn + q * n, gam, j, VD_W, mn##q, rn##q, &sg0##q, &sx0##q, has_g);        \
+        bacc_sum_half(xn + q * n, dyn + q * n, gam, j + VD_W, VD_W, mn##q, rn##q, &sg1##q, &sx1##q, has_g); \
     }
-    bacc_dx_part(x, dy, dx, gam, dga, dba, i, n, m, r, ca, cb, has_g);
-    if (xn) bacc_sums_from(xn, dyn, gam, n, j, mn, rn, sg0, sx0, sg1, sx1, s1, s2, has_g);
+    for (; i + VF_W <= n; i += VF_W, j += VF_W) {
+        if (j % (64 / sizeof(float)) < VF_W)
+            for (size_t q = 0; q < pf; q++) vec_prefetch_l2(px + q * n + j), vec_prefetch_l2(pdy + q * n + j);
+        SUM(0)
+        SUM(1)
+        vd lo0, hi0, lo1 = z, hi1 = z; /* lo1, hi1 set only for a second row */
+        bacc_dx_half(x, dy, gam, dga, dba, n, i, VD_W, cnt, m0, r0, ca0, cb0, m1, r1, ca1, cb1, &lo0, &lo1, has_g);
+        bacc_dx_half(x, dy, gam, dga, dba, n, i + VD_W, VD_W, cnt, m0, r0, ca0, cb0, m1, r1, ca1, cb1, &hi0, &hi1,
+                     has_g);
+        vf_put(dx, i, vf_from_vd(lo0, hi0), l, stream);
+        if (cnt > 1) vf_put(dx + n, i, vf_from_vd(lo1, hi1), l, stream);
+    }
+#undef SUM
+    bacc_dx_part(x, dy, dx, gam, dga, dba, n, i, n, cnt, m0, r0, ca0, cb0, m1, r1, ca1, cb1, has_g);
+#define REST(q)                                                                                                  \
+    if (q < cnt2)                                                                                                \
+        bacc_sums_from(xn + q * n, dyn + q * n, gam, n, j, mn##q, rn##q, sg0##q, sx0##q, sg1##q, sx1##q, &s1[q], \
+                       &s2[q], has_g);
+    REST(0)
+    REST(1)
+#undef REST
 }
-
 /* Row r's saved statistics as coefficients (ca, cb set once its sums are known). */
 static bacc_coef bacc_stats(const ln_args *a, size_t r)
 {
@@ -145,8 +187,42 @@ static bacc_coef bacc_stats(const ln_args *a, size_t r)
     return c;
 }
 
-enum { BA_STREAM_MIN_BYTES }; /* the tunables (kernel.h), in the order of f32_bwd_accurate_tunables */
-static const ln_tunable f32_bwd_accurate_tunables[] = {LN_TUNABLE_STREAM_MIN_BYTES};
+/* The sums of row r, before the pipeline takes them over. */
+static void bacc_row_sums(const ln_args *a, size_t r, double *s1, double *s2)
+{
+    const vd z = vd_set1(0.0), m = vd_set1(CENTRED ? a->mean[r] : 0.0), rs = vd_set1(a->rstd[r]);
+    const float *x = (const float *)a->x + r * a->D, *dy = (const float *)a->dy + r * a->D;
+    if (a->gamma) bacc_sums_from(x, dy, a->gamma, a->D, 0, m, rs, z, z, z, z, s1, s2, 1);
+    else bacc_sums_from(x, dy, a->gamma, a->D, 0, m, rs, z, z, z, z, s1, s2, 0);
+}
+
+/* group_rows's default: 2 with 32 vector registers, where a pair of rows keeps its coefficients
+ * and sums in registers and ran 1.04-1.13x one row at a time from memory at D 768-8192 (Zen 5,
+ * AVX-512; docs/simd.md); 1 with AVX2's 16, where the pair spills (0.90-0.98x for LayerNorm's). */
+#if VEC_REGS >= 32
+#define BA_GROUP_DEFAULT 2
+#else
+#define BA_GROUP_DEFAULT 1
+#endif
+
+/* The tunables (kernel.h), in the order of f32_bwd_accurate_tunables. */
+enum { BA_STREAM_MIN_BYTES, BA_GROUP_ROWS };
+static const int bacc_group_values[] = {1, 2};
+static const ln_tunable f32_bwd_accurate_tunables[] = {
+    LN_TUNABLE_STREAM_MIN_BYTES,
+    {"group_rows",
+     "rows whose dx one loop writes (sharing the double dgamma, dbeta loads and stores) while it sums as "
+     "many more",
+     BA_GROUP_DEFAULT, bacc_group_values, 2},
+};
+
+/* Rows per group: group_rows, where a group's rows share their stream lead and lines (rows of
+ * whole 64-byte lines and whole vectors, or no streaming); else one. */
+static size_t bacc_group(const ln_args *a, int stream)
+{
+    const size_t g = (size_t)ln_param(a, f32_bwd_accurate_tunables, BA_GROUP_ROWS), line = 64 / sizeof(float);
+    return !stream || a->D % (VF_W > line ? VF_W : line) == 0 ? g : 1;
+}
 
 static void f32_bwd_accurate_forward(const ln_args *a)
 {
@@ -158,27 +234,33 @@ static void f32_bwd_accurate_forward(const ln_args *a)
     memset(acc, 0, 2 * cols * sizeof *acc);
     const int stream =
         ln_tune_streams(rows, n, sizeof(float), ln_param(a, f32_bwd_accurate_tunables, BA_STREAM_MIN_BYTES));
+    const size_t g = bacc_group(a, stream);
     const float *gam = a->gamma, *X = a->x, *DY = a->dy;
-    const vd z = vd_set1(0.0);
-    bacc_coef c = bacc_stats(a, 0), cn = c;
-    double s1 = 0, s2 = 0; /* the sums of row r, taken in the step before (row 0: here) */
-    const vd m0 = vd_set1(c.mean), r0 = vd_set1(c.rstd);
-    if (rows && gam) bacc_sums_from(X, DY, gam, n, 0, m0, r0, z, z, z, z, &s1, &s2, 1);
-    else if (rows) bacc_sums_from(X, DY, gam, n, 0, m0, r0, z, z, z, z, &s1, &s2, 0);
-    for (size_t r = 0; r < rows; r++, c = cn) {
+    double s1[BA_GMAX], s2[BA_GMAX]; /* the sums of the group at r, taken in the step before */
+    for (size_t q = 0; q < g && q < rows; q++) bacc_row_sums(a, q, &s1[q], &s2[q]);
+    for (size_t r = 0, cnt; r < rows; r += cnt) {
+        cnt = rows - r < g ? rows - r : g;
+        const size_t r2 = r + cnt, cnt2 = rows - r2 < g ? rows - r2 : g, r3 = r2 + cnt2;
+        const size_t pf = stream ? (rows - r3 < g ? rows - r3 : g) : 0;
+        bacc_coef c[BA_GMAX], cn[BA_GMAX];
+        for (size_t q = 0; q < cnt; q++) {
+            const double rstd = a->rstd[r + q];
+            c[q] = bacc_stats(a, r + q);
+            c[q].ca = -rstd * (s2[q] / (double)n);
+            c[q].cb = CENTRED ? -rstd * (s1[q] / (double)n) : 0.0;
+        }
+        for (size_t q = 0; q < cnt2; q++) cn[q] = bacc_stats(a, r2 + q);
         const size_t o = r * n;
-        const float *x = X + o, *dy = DY + o;
-        const float *xn = r + 1 < rows ? x + n : NULL, *dyn = dy + n;
-        const float *pf = stream && r + 2 < rows ? x + 2 * n : NULL, *pf2 = dy + 2 * n;
-        const double rstd = a->rstd[r];
-        c.ca = -rstd * (s2 / (double)n);
-        c.cb = CENTRED ? -rstd * (s1 / (double)n) : 0.0;
-        if (xn) cn = bacc_stats(a, r + 1);
+        /* whole groups with constant counts (the compiler then keeps only those rows' registers) */
+#define STEP(G, S, C, C2)                                                                                            \
+    bacc_step(X + o, DY + o, (float *)a->dx + o, gam, acc, acc + cols, n, C, c, X + r2 * n, DY + r2 * n, C2, cn, s1, \
+              s2, X + r3 * n, DY + r3 * n, pf, G, S)
 #define CASE(G, S) \
-    bacc_step(x, dy, (float *)a->dx + o, gam, acc, acc + cols, n, c, xn, dyn, cn, &s1, &s2, pf, pf2, G, S)
+    (cnt == 2 && cnt2 == 2 ? STEP(G, S, 2, 2) : cnt == 1 && cnt2 == 1 ? STEP(G, S, 1, 1) : STEP(G, S, cnt, cnt2))
         if (gam) stream ? CASE(1, 1) : CASE(1, 0);
         else stream ? CASE(0, 1) : CASE(0, 0);
 #undef CASE
+#undef STEP
     }
     if (stream) vec_stream_fence(); /* order the non-temporal stores before the caller reads dx */
     float *dg = a->dgamma, *db = a->dbeta;
@@ -200,9 +282,8 @@ static double f32_bwd_accurate_bound(size_t n, double kappa)
     return ln_bound_norm_bwd(fmax(bacc_terms(n, VD_W_MIN), bacc_terms(n, VD_W_MAX)), kappa, 0x1p-53, 0x1p-24);
 }
 
-#define F32_BWD_ACCURATE_HOW                                                                                        \
-    "fp32 storage, x, dy, gamma widened exactly; sum g, sum g xhat in 2 double vectors (lanes added in "            \
-    "double), dx = fma(g, rstd, fma(xhat, ca, cb)) in double rounded once, dgamma, dbeta summed over rows in "      \
-    "double; two-row pipeline (dx of one row, sums of the next), non-temporal stores past stream_min_bytes: 1 + 2 " \
-    "(n/(2 VD_W) + "                                                                                                \
-    "2 VD_W + 10) kappa 2^-29 u"
+#define F32_BWD_ACCURATE_HOW                                                                                   \
+    "fp32 storage, x, dy, gamma widened exactly; sum g, sum g xhat in 2 double vectors (lanes added in "       \
+    "double), dx = fma(g, rstd, fma(xhat, ca, cb)) in double rounded once, dgamma, dbeta summed over rows in " \
+    "double; pipeline of row groups (dx of one group, sums of the next), non-temporal stores past "            \
+    "stream_min_bytes: 1 + 2 (n/(2 VD_W) + 2 VD_W + 10) kappa 2^-29 u"

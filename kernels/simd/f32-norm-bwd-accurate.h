@@ -16,8 +16,9 @@
  * A pipeline of row groups (group_rows: 1 or 2 rows), as norm-bwd.h's: one loop writes dx of
  * group G (x, dy in cache) and sums the rows of group G+1 (from memory), so x and dy are read from
  * memory once and the loads overlap the arithmetic, and each vector of the double dgamma, dbeta
- * sums is loaded and stored once per group; streaming, it prefetches the group after into L2. dx far larger than the caches goes out with
- * non-temporal stores, W floats (a whole line with AVX-512) at a time.
+ * sums is loaded and stored once per group; streaming, it prefetches the group after into L2.
+ * dx far larger than the caches goes out with non-temporal stores, W floats (a whole line with
+ * AVX-512) at a time.
  * Included by f32-{lnbwd,rmsbwd}-accurate-<isa>.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -131,9 +132,9 @@ LN_INLINE void bacc_dx_part(const float *x, const float *dy, float *dx, const fl
 /* One step of the pipeline: dx of the group of cnt rows at x, dy (coefficients c[0..cnt)) and its
  * dgamma, dbeta terms, and in the same loop the sums of the next group, the cnt2 rows at xn, dyn
  * (coefficients cn) into s1[q], s2[q], so the next rows' loads from memory overlap this group's
- * arithmetic; prefetches the pf rows after, at px, pdy, into L2, a line of each per 64 bytes. stream:
- * non-temporal stores of W floats on dx's whole lines (the rows of a group then share their
- * lead and lines: bacc_group). */
+ * arithmetic; prefetches the pf rows after, at px, pdy, into L2, a line of each per 64 bytes.
+ * stream: non-temporal stores of W floats on dx's whole lines (the rows of a group then share
+ * their lead and lines: bacc_group). */
 LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float *gam, double *dga, double *dba,
                          size_t n, size_t cnt, const bacc_coef *c, const float *xn, const float *dyn, size_t cnt2,
                          const bacc_coef *cn, double *s1, double *s2, const float *px, const float *pdy, size_t pf,
@@ -180,6 +181,7 @@ LN_INLINE void bacc_step(const float *x, const float *dy, float *dx, const float
     REST(1)
 #undef REST
 }
+
 /* Row r's saved statistics as coefficients (ca, cb set once its sums are known). */
 static bacc_coef bacc_stats(const ln_args *a, size_t r)
 {

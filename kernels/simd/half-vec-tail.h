@@ -31,10 +31,10 @@ static inline void half_block_store_in_order(ln_dtype t, const float *in, uint16
     half_block_store(t, out, (vf_pair){vf_load(a), vf_load(b)}, 0);
 }
 
-/* Prefetches the 2 HB elements at p into L2: the next rows of
- * the row loops. Into L1, as the AVX-512 two-pass once did, its kernels were 6-26% behind their
- * AVX2 siblings from memory at D 4096 on Sapphire Rapids; into L2, 17% behind to 31% ahead (two
- * alternated runs each, a noisy VM). */
+/* Prefetches the 2 HB elements at p into L2: the next rows of the row loops. Into L1, as the
+ * AVX-512 two-pass once did, its kernels were 6-26% behind their AVX2 siblings from memory at D
+ * 4096 on Sapphire Rapids; into L2, 17% behind to 31% ahead (two alternated runs each, a noisy
+ * VM). */
 #define HB_PREFETCH2(p) vec_prefetch_l2_span(p, 2 * HB * sizeof(uint16_t))
 
 #endif
